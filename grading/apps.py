@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class GradingConfig(AppConfig):
+    name = "grading"
+    verbose_name = "Grading: hindsight graphs and scoring"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,256 @@
+"""The world as Hindsight knows it: sources, evidence, markets, questions and resolutions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Source(models.Model):
+    class Kind(models.TextChoices):
+        RSS = "rss", "RSS / Atom feed"
+        POLYMARKET = "polymarket", "Polymarket (Gamma API)"
+        MANIFOLD = "manifold", "Manifold (API v0)"
+        KALSHI = "kalshi", "Kalshi (trade API v2)"
+
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    url = models.URLField(max_length=1000)
+    options = models.JSONField(default=dict, blank=True)
+    poll_interval = models.DurationField(help_text="Time between successful polls.")
+    enabled = models.BooleanField(default=True)
+    # Health
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    last_error = models.TextField(blank=True)
+    # Conditional GET validators of the last successful fetch.
+    etag = models.CharField(max_length=500, blank=True)
+    last_modified = models.CharField(max_length=100, blank=True)
+    # Set while a worker polls the source, so a duplicate task does nothing.
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class Article(models.Model):
+    source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="articles")
+    url = models.URLField(max_length=2000, unique=True, help_text="Canonical URL.")
+    title = models.CharField(max_length=1000)
+    summary = models.TextField(blank=True)
+    body = models.TextField(blank=True)
+    author = models.CharField(max_length=300, blank=True)
+    language = models.CharField(max_length=20, blank=True)
+    # None when the entry had no parsable date: such an article is never visible as evidence.
+    published_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    fetched_at = models.DateTimeField()
+    content_hash = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["-published_at", "id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Market(models.Model):
+    class Platform(models.TextChoices):
+        POLYMARKET = "polymarket", "Polymarket"
+        MANIFOLD = "manifold", "Manifold"
+        KALSHI = "kalshi", "Kalshi"
+        FORECASTBENCH = "forecastbench", "ForecastBench freeze value"
+        SAMPLE = "sample", "Sample world (fictional)"
+
+    source = models.ForeignKey(Source, null=True, blank=True, on_delete=models.SET_NULL, related_name="markets")
+    platform = models.CharField(max_length=20, choices=Platform.choices)
+    external_id = models.CharField(max_length=300)
+    title = models.CharField(max_length=1000)
+    outcomes = models.JSONField(default=list)
+    url = models.URLField(max_length=1000, blank=True)
+    open_at = models.DateTimeField(null=True, blank=True)
+    close_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=30, blank=True)
+    liquidity = models.FloatField(null=True, blank=True)
+    volume = models.FloatField(null=True, blank=True)
+    bettors = models.IntegerField(null=True, blank=True)
+    raw = models.JSONField(default=dict, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["platform", "external_id"], name="market_unique_external")]
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.external_id}"
+
+
+class PricePoint(models.Model):
+    market = models.ForeignKey(Market, on_delete=models.CASCADE, related_name="prices")
+    outcome = models.CharField(max_length=300)
+    time = models.DateTimeField()
+    probability = models.FloatField()
+
+    class Meta:
+        ordering = ["time"]
+        constraints = [
+            models.UniqueConstraint(fields=["market", "outcome", "time"], name="pricepoint_unique"),
+            models.CheckConstraint(
+                condition=Q(probability__gte=0) & Q(probability__lte=1), name="pricepoint_probability_range"
+            ),
+        ]
+        indexes = [models.Index(fields=["market", "time"])]
+
+
+class StructuredEvent(models.Model):
+    """A MIRAI-style dated country-to-country event with a second-level CAMEO relation code."""
+
+    date = models.DateField(db_index=True)
+    subject = models.CharField(max_length=3, help_text="ISO 3166-1 alpha-3")
+    object = models.CharField(max_length=3, help_text="ISO 3166-1 alpha-3")
+    relation = models.CharField(max_length=4, help_text="Second-level CAMEO code, e.g. 042")
+    relation_root = models.CharField(max_length=2, help_text="First-level CAMEO code, e.g. 04")
+    articles = models.ManyToManyField(Article, blank=True, related_name="structured_events")
+    article_urls = models.JSONField(default=list, blank=True)
+    dedupe_key = models.CharField(max_length=64, unique=True)
+
+    class Meta:
+        ordering = ["date", "id"]
+        indexes = [models.Index(fields=["subject", "object", "date"]), models.Index(fields=["relation_root", "date"])]
+
+
+class Question(models.Model):
+    class Type(models.TextChoices):
+        BINARY = "binary", "Binary"
+        MULTIPLE_CHOICE = "multiple_choice", "Multiple choice"
+        QUANTITY = "quantity", "Quantity"
+        TIMEFRAME = "timeframe", "Timeframe"
+        RELATION = "relation", "Relation (MIRAI)"
+        OPEN_ENDED = "open_ended", "Open-ended (OpenForecast)"
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        OPEN = "open", "Open"
+        CLOSED = "closed", "Closed"
+        RESOLVED = "resolved", "Resolved"
+        ANNULLED = "annulled", "Annulled"
+
+    class Track(models.TextChoices):
+        LIVE = "live", "Live"
+        REPLAY = "replay", "Replay"
+
+    class Origin(models.TextChoices):
+        MARKET = "market", "Prediction market"
+        NEWS = "news", "Generated from news"
+        IMPORTED = "imported", "Imported question set"
+        ADMIN = "admin", "Created by staff"
+        SAMPLE = "sample", "Sample world (fictional)"
+
+    class Granularity(models.TextChoices):
+        DAY = "day", "Day"
+        WEEK = "week", "Week"
+        MONTH = "month", "Month"
+        QUARTER = "quarter", "Quarter"
+        YEAR = "year", "Year"
+
+    class SimulatedDatePolicy(models.TextChoices):
+        EARLY = "early", "Early (25% of the window)"
+        MID = "mid", "Midpoint of the window"
+        LATE = "late", "Late (75% of the window)"
+        NEAR_RESOLUTION = "near_resolution", "Near resolution (95% of the window)"
+
+    external_id = models.CharField(max_length=300, unique=True, null=True, blank=True)
+    title = models.CharField(max_length=1000)
+    type = models.CharField(max_length=20, choices=Type.choices)
+    options = models.JSONField(default=list, blank=True, help_text="Multiple-choice options.")
+    unit = models.CharField(max_length=50, blank=True)
+    lower_bound = models.FloatField(null=True, blank=True)
+    upper_bound = models.FloatField(null=True, blank=True)
+    granularity = models.CharField(max_length=10, choices=Granularity.choices, blank=True)
+    subject = models.CharField(max_length=3, blank=True, help_text="Relation: ISO alpha-3")
+    object = models.CharField(max_length=3, blank=True, help_text="Relation: ISO alpha-3")
+    target_date = models.DateField(null=True, blank=True)
+    horizon_days = models.PositiveIntegerField(default=1)
+    background_events = models.JSONField(default=list, blank=True, help_text="Open-ended: prior events.")
+    resolution_criteria = models.TextField(blank=True)
+    background = models.TextField(blank=True)
+    domain = models.CharField(max_length=100, blank=True, db_index=True)
+    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.ADMIN)
+    market = models.ForeignKey(Market, null=True, blank=True, on_delete=models.SET_NULL, related_name="questions")
+    provenance_url = models.URLField(max_length=2000, blank=True)
+    provenance_articles = models.ManyToManyField(Article, blank=True, related_name="provenance_of")
+    attribution = models.JSONField(default=dict, blank=True, help_text="Source, URL and licence of imports.")
+    generation = models.JSONField(
+        default=dict, blank=True, help_text="News-generated questions: model, scores with reasons."
+    )
+    rejection_reason = models.TextField(blank=True)
+    open_at = models.DateTimeField(help_text="t0: earliest forecastable date.")
+    close_at = models.DateTimeField(help_text="Forecast deadline (live questions).")
+    resolve_by = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT, db_index=True)
+    track = models.CharField(max_length=10, choices=Track.choices, default=Track.LIVE, db_index=True)
+    simulated_date_policy = models.CharField(
+        max_length=20, choices=SimulatedDatePolicy.choices, default=SimulatedDatePolicy.MID
+    )
+    # Replay: staff publish the outcome; until then no page or endpoint shows it to non-staff.
+    outcome_published_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["close_at", "id"]
+        indexes = [models.Index(fields=["status", "track", "type"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def current_resolution(self) -> Resolution | None:
+        return self.resolutions.order_by("-version").first()
+
+    @property
+    def is_revealed(self) -> bool:
+        """Whether the outcome may be shown to non-staff users."""
+        if self.status not in (self.Status.RESOLVED, self.Status.ANNULLED):
+            return False
+        return self.track == self.Track.LIVE or self.outcome_published_at is not None
+
+
+class Resolution(models.Model):
+    """One version of a question's resolution; every change adds a row, never an overwrite."""
+
+    class Kind(models.TextChoices):
+        RESOLVE = "resolve", "Resolved"
+        UNRESOLVE = "unresolve", "Un-resolved"
+        AMEND = "amend", "Amended"
+        ANNUL = "annul", "Annulled"
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="resolutions")
+    version = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    outcome = models.JSONField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True, help_text="When the outcome became known.")
+    provisional = models.BooleanField(default=False)
+    note = models.TextField(blank=True)
+    evidence = models.JSONField(default=dict, blank=True)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    author_label = models.CharField(max_length=200, blank=True, help_text="e.g. market:kalshi, import, staff")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["question", "version"]
+        constraints = [models.UniqueConstraint(fields=["question", "version"], name="resolution_unique_version")]
+
+    def __str__(self) -> str:
+        return f"{self.question_id} v{self.version} {self.kind}"
+
+    @property
+    def outcome_display(self) -> Any:
+        return self.outcome

@@ -1,0 +1,12 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class LeaderboardConfig(AppConfig):
+    name = "leaderboard"
+    verbose_name = "Leaderboard: teams, agents, forecasts and standings"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import receivers  # noqa: F401  (connects to lower apps' announcements)

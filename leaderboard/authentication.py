@@ -1,0 +1,64 @@
+"""`Authorization: Token <key>` for agents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+from rest_framework.request import Request
+
+from leaderboard.models import Agent, ApiToken
+from leaderboard.services.teams import token_authenticate
+
+
+class AgentPrincipal(AnonymousUser):
+    """The request.user of a token-authenticated request: an agent, not a person."""
+
+    def __init__(self, agent: Agent, token: ApiToken) -> None:
+        super().__init__()
+        self.agent = agent
+        self.token = token
+
+    @property
+    def is_authenticated(self) -> bool:  # type: ignore[override]
+        return True
+
+    @property
+    def is_anonymous(self) -> bool:  # type: ignore[override]
+        return False
+
+    def __str__(self) -> str:
+        return f"agent:{self.agent.slug}"
+
+
+class AgentTokenAuthentication(authentication.BaseAuthentication):
+    keyword = "Token"
+
+    def authenticate(self, request: Request) -> tuple[AgentPrincipal, ApiToken] | None:
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].lower() != self.keyword.lower().encode():
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Authorization header must be 'Token <key>'.")
+        try:
+            key = header[1].decode()
+        except UnicodeError as exc:
+            raise exceptions.AuthenticationFailed("Token contains invalid characters.") from exc
+        token = token_authenticate(key=key)
+        if token is None:
+            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        now = timezone.now()
+        if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
+            # Throttled so that a busy agent does not write on every request.
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        return AgentPrincipal(token.agent, token), token
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword
+
+
+def request_agent(request: Any) -> Agent | None:
+    user = getattr(request, "user", None)
+    return user.agent if isinstance(user, AgentPrincipal) else None

@@ -1,0 +1,202 @@
+"""The competition: teams, agents, tokens, replay sessions, forecasts, grades and standings."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from ingestion.models import Article, Question
+
+
+class Team(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    slug = models.SlugField(max_length=200, unique=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="teams")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        OWNER = "owner", "Owner"
+        MEMBER = "member", "Member"
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["team", "user"], name="membership_unique")]
+
+
+class Agent(models.Model):
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="agents")
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=200, unique=True)
+    model_name = models.CharField(max_length=200, blank=True)
+    provider = models.CharField(max_length=200, blank=True)
+    knowledge_cutoff = models.DateField(
+        null=True, blank=True, help_text="Declared knowledge cutoff of the model; agents without one are labelled."
+    )
+    tools_description = models.TextField(blank=True)
+    is_baseline = models.BooleanField(default=False, help_text="Run by the platform itself.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["team", "name"], name="agent_unique_name_per_team")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ApiToken(models.Model):
+    """An agent's API key: shown once, stored as a SHA-256 hash, identified by its prefix."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="tokens")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=12, unique=True)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class ReplaySession(models.Model):
+    """An agent placed at a simulated date on a replay question; never changed once created."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="replay_sessions")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="replay_sessions")
+    simulated_at = models.DateTimeField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["agent", "question"], name="replay_one_per_agent_question")]
+
+
+class EvidenceAccess(models.Model):
+    """The evidence access log: every gateway search and read an agent makes."""
+
+    class Kind(models.TextChoices):
+        SEARCH = "search", "Article search"
+        READ = "read", "Article read"
+        EVENTS = "events", "Structured events"
+        PRICES = "prices", "Market prices"
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="evidence_accesses")
+    session = models.ForeignKey(ReplaySession, null=True, blank=True, on_delete=models.CASCADE)
+    question = models.ForeignKey(Question, null=True, blank=True, on_delete=models.CASCADE)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    query = models.JSONField(default=dict, blank=True)
+    item_ids = models.JSONField(default=list, blank=True)
+    article = models.ForeignKey(Article, null=True, blank=True, on_delete=models.SET_NULL)
+    as_of = models.DateTimeField()
+    created_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["agent", "question"]), models.Index(fields=["agent", "session"])]
+
+
+class Forecast(models.Model):
+    """Append-only: an update adds a row; the latest before the deadline counts."""
+
+    class Channel(models.TextChoices):
+        API = "api", "API"
+        WEB = "web", "Web form"
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="forecasts")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="forecasts")
+    session = models.ForeignKey(ReplaySession, null=True, blank=True, on_delete=models.CASCADE)
+    received_at = models.DateTimeField(db_index=True)
+    prediction = models.JSONField()
+    sources = models.JSONField(default=list, blank=True, help_text="Cited sources as submitted (ids or URLs).")
+    cited_articles = models.ManyToManyField(Article, blank=True, related_name="cited_by")
+    rationale = models.TextField(blank=True)
+    graph = models.JSONField(null=True, blank=True)
+    idempotency_key = models.CharField(max_length=200, blank=True)
+    body_hash = models.CharField(max_length=64, blank=True)
+    channel = models.CharField(max_length=5, choices=Channel.choices, default=Channel.API)
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "idempotency_key"], condition=~Q(idempotency_key=""), name="forecast_idempotency"
+            )
+        ]
+        indexes = [models.Index(fields=["question", "agent", "received_at"])]
+
+
+class Grade(models.Model):
+    """One row per (forecast, grade version); a regrade adds a version and marks it current."""
+
+    class Judge(models.TextChoices):
+        NONE = "", "Not applicable"
+        LLM = "llm", "LLM judge"
+        LEXICAL = "lexical", "Lexical judge"
+
+    forecast = models.ForeignKey(Forecast, on_delete=models.CASCADE, related_name="grades")
+    version = models.PositiveIntegerField()
+    is_current = models.BooleanField(default=True)
+    grader_version = models.CharField(max_length=20)
+    matcher_settings = models.JSONField(default=dict, blank=True)
+    resolution_version = models.PositiveIntegerField()
+    reference_version = models.PositiveIntegerField(null=True, blank=True)
+    void = models.BooleanField(default=False, help_text="The question was annulled.")
+    contaminated = models.BooleanField(default=False, help_text="The question's t0 precedes the agent's cutoff.")
+    cutoff_declared = models.BooleanField(default=True)
+    counts = models.BooleanField(default=True, help_text="The forecast that counts for its agent and question.")
+    # Outcome
+    correct = models.BooleanField(null=True)
+    brier = models.FloatField(null=True)
+    log_score = models.FloatField(null=True)
+    market_edge = models.FloatField(null=True)
+    pinball = models.FloatField(null=True)
+    reduced_correct = models.BooleanField(null=True)
+    first_level_f1 = models.FloatField(null=True)
+    second_level_f1 = models.FloatField(null=True)
+    kl_binary = models.FloatField(null=True)
+    kl_quad = models.FloatField(null=True)
+    open_precision = models.FloatField(null=True)
+    open_recall = models.FloatField(null=True)
+    open_f1 = models.FloatField(null=True)
+    judge = models.CharField(max_length=10, choices=Judge.choices, blank=True)
+    # Evidence
+    source_precision = models.FloatField(null=True)
+    source_recall = models.FloatField(null=True)
+    leaks = models.PositiveIntegerField(null=True)
+    # Reasoning
+    key_event_recall = models.FloatField(null=True)
+    event_precision = models.FloatField(null=True)
+    event_recall = models.FloatField(null=True)
+    event_f1 = models.FloatField(null=True)
+    temporal_mae = models.FloatField(null=True)
+    details = models.JSONField(default=dict, blank=True, help_text="Per-item verdicts and matches, for audit.")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["forecast", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["forecast", "version"], name="grade_unique_version"),
+            models.UniqueConstraint(fields=["forecast"], condition=Q(is_current=True), name="grade_one_current"),
+        ]

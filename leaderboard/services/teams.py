@@ -1,0 +1,121 @@
+"""Teams, members, agents and their API tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+from leaderboard.models import Agent, ApiToken, Membership, Team
+
+TOKEN_PREFIX_LENGTH = 8
+
+
+def hash_token(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _unique_slug(model: type[Team] | type[Agent], name: str) -> str:
+    base = slugify(name)[:180] or "x"
+    slug, n = base, 2
+    while model.objects.filter(slug=slug).exists():
+        slug, n = f"{base}-{n}", n + 1
+    return slug
+
+
+@transaction.atomic
+def team_create(*, name: str, owner: AbstractBaseUser | None) -> Team:
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": "A team needs a name."})
+    if Team.objects.filter(name__iexact=name).exists():
+        raise ValidationError({"name": f"A team named {name!r} already exists."})
+    team = Team.objects.create(name=name, slug=_unique_slug(Team, name))
+    if owner is not None:
+        Membership.objects.create(team=team, user=owner, role=Membership.Role.OWNER)
+    return team
+
+
+@transaction.atomic
+def team_add_member(*, team: Team, user: AbstractBaseUser, role: str = Membership.Role.MEMBER) -> Membership:
+    membership, _ = Membership.objects.get_or_create(team=team, user=user, defaults={"role": role})
+    return membership
+
+
+@transaction.atomic
+def agent_create(
+    *,
+    team: Team,
+    name: str,
+    model_name: str = "",
+    provider: str = "",
+    knowledge_cutoff: date | None = None,
+    tools_description: str = "",
+    is_baseline: bool = False,
+) -> Agent:
+    name = name.strip()
+    if not name:
+        raise ValidationError({"name": "An agent needs a name."})
+    if team.agents.filter(name__iexact=name).exists():
+        raise ValidationError({"name": f"Team {team.name!r} already has an agent named {name!r}."})
+    return Agent.objects.create(
+        team=team,
+        name=name,
+        slug=_unique_slug(Agent, name),
+        model_name=model_name,
+        provider=provider,
+        knowledge_cutoff=knowledge_cutoff,
+        tools_description=tools_description,
+        is_baseline=is_baseline,
+    )
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: ApiToken
+    key: str  # shown once; only its hash is stored
+
+
+@transaction.atomic
+def token_create(
+    *, agent: Agent, name: str = "", created_by: AbstractBaseUser | None = None, now: datetime | None = None
+) -> IssuedToken:
+    while True:
+        prefix = secrets.token_hex(TOKEN_PREFIX_LENGTH // 2)
+        if not ApiToken.objects.filter(prefix=prefix).exists():
+            break
+    key = f"hs_{prefix}_{secrets.token_urlsafe(32)}"
+    token = ApiToken.objects.create(
+        agent=agent,
+        name=name,
+        prefix=prefix,
+        key_hash=hash_token(key),
+        created_by=created_by,
+        created_at=now or timezone.now(),
+    )
+    return IssuedToken(token=token, key=key)
+
+
+@transaction.atomic
+def token_revoke(*, token: ApiToken, now: datetime | None = None) -> ApiToken:
+    if token.revoked_at is None:
+        token.revoked_at = now or timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+def token_authenticate(*, key: str) -> ApiToken | None:
+    """The active token for a presented key, or None."""
+    token = (
+        ApiToken.objects.select_related("agent", "agent__team")
+        .filter(key_hash=hash_token(key), revoked_at=None)
+        .first()
+    )
+    return token

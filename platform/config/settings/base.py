@@ -1,0 +1,208 @@
+"""Settings shared by every environment; differences come from environment variables."""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from celery.schedules import crontab
+
+BASE_DIR = Path(__file__).resolve().parents[3]
+VAR_DIR = Path(os.environ.get("HINDSIGHT_VAR_DIR", BASE_DIR / "var"))
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return default if value in (None, "") else int(value)
+
+
+def env_float(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    return default if value in (None, "") else float(value)
+
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "insecure-dev-key-only-for-local-use")
+DEBUG = env_bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "ingestion",
+    "grading",
+    "leaderboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# DATABASE_URL: sqlite:///PATH or postgres://…; unset means the embedded SQLite file.
+DEFAULT_SQLITE_PATH = VAR_DIR / "hindsight.sqlite3"
+DATABASES: dict[str, Any] = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{DEFAULT_SQLITE_PATH}",
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the server read while an in-process task writes.
+    DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = (
+        "PRAGMA journal_mode=WAL; PRAGMA busy_timeout=5000;"
+    )
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# REDIS_URL: broker and cache; unset means in-process tasks and a local-memory cache.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hindsight"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "leaderboard:dashboard"
+LOGOUT_REDIRECT_URL = "leaderboard:home"
+
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# Requests larger than this answer 413 (forecast bodies, forms).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("HINDSIGHT_MAX_BODY_BYTES", 1024 * 1024)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "leaderboard.authentication.AgentTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "leaderboard.api_errors.exception_handler",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Hindsight API",
+    "DESCRIPTION": "Forecasting agents submit forecasts, open replay sessions and read evidence as of a date.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# Forecast API rate limit per token: requests per window (seconds).
+HINDSIGHT_RATE_LIMIT_REQUESTS = env_int("HINDSIGHT_RATE_LIMIT_REQUESTS", 600)
+HINDSIGHT_RATE_LIMIT_WINDOW = env_int("HINDSIGHT_RATE_LIMIT_WINDOW", 60)
+
+# Celery: Redis broker when REDIS_URL is set; otherwise tasks run in-process.
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_EAGER_PROPAGATES = False
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_TASK_ROUTES = {
+    "ingestion.tasks.*": {"queue": "ingest"},
+    "grading.tasks.*": {"queue": "grade"},
+    "leaderboard.tasks.grade_*": {"queue": "grade"},
+    "leaderboard.tasks.regrade_*": {"queue": "grade"},
+}
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
+    "close-questions": {
+        "task": "ingestion.tasks.close_due_questions",
+        "schedule": timedelta(minutes=1),
+    },
+    "poll-due-sources": {
+        "task": "ingestion.tasks.poll_due_sources",
+        "schedule": timedelta(minutes=1),
+    },
+    "generate-questions-from-news": {
+        "task": "ingestion.tasks.generate_questions_from_news",
+        "schedule": crontab(minute=0),
+    },
+    "sweep-grading": {
+        "task": "leaderboard.tasks.sweep_pending_grading",
+        "schedule": timedelta(minutes=5),
+    },
+}
+
+# An OpenAI-compatible server for question generation, hindsight graphs and the LRAE judge.
+# Unset HINDSIGHT_LLM_MODEL means no LLM is configured: offline builders and lexical judges run.
+LLM_BASE_URL = os.environ.get("HINDSIGHT_LLM_BASE_URL", "")
+LLM_API_KEY = os.environ.get("HINDSIGHT_LLM_API_KEY", os.environ.get("OPENAI_API_KEY", ""))
+LLM_MODEL = os.environ.get("HINDSIGHT_LLM_MODEL", "")
+LLM_TIMEOUT_SECONDS = env_float("HINDSIGHT_LLM_TIMEOUT_SECONDS", 60.0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+# Tests that run beat inside a real worker want every periodic task due within seconds.
+if env_bool("HINDSIGHT_FAST_BEAT"):
+    for _entry in CELERY_BEAT_SCHEDULE.values():
+        _entry["schedule"] = timedelta(seconds=2)

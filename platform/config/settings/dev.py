@@ -1,0 +1,9 @@
+"""Local development: the embedded default (SQLite file, in-process tasks) unless env says otherwise."""
+
+from __future__ import annotations
+
+from .base import *  # noqa: F403
+from .base import VAR_DIR, env_bool
+
+DEBUG = env_bool("DJANGO_DEBUG", True)
+VAR_DIR.mkdir(parents=True, exist_ok=True)

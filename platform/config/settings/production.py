@@ -1,0 +1,23 @@
+"""Production: PostgreSQL and Redis required, secrets from the environment."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import *  # noqa: F403
+from .base import DATABASES, REDIS_URL, env_bool, env_int
+
+DEBUG = False
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set in production")
+if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL in production")
+if not REDIS_URL:
+    raise ImproperlyConfigured("REDIS_URL must be set in production (Celery broker and cache)")
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 60)
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
+CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

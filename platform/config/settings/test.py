@@ -1,0 +1,17 @@
+"""Test settings: PostgreSQL and Redis from DATABASE_URL / REDIS_URL started by scripts/test.sh."""
+
+from __future__ import annotations
+
+from .base import *  # noqa: F403
+from .base import VAR_DIR
+
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Tests run tasks in-process unless a test starts a real worker (see tests/celery_worker.py).
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+HINDSIGHT_RATE_LIMIT_REQUESTS = 10_000

@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/v1/", include("leaderboard.api_urls")),
+    path("ingestion/", include("ingestion.urls")),
+    path("hindsight/", include("grading.urls")),
+    path("", include("leaderboard.urls")),
+]
