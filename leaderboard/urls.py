@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard import views
+from leaderboard.views import accounts, public
 
 app_name = "leaderboard"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("dashboard/", views.dashboard, name="dashboard"),
-    path("signup/", views.signup, name="signup"),
+    path("", public.home, name="home"),
+    path("signup/", accounts.signup, name="signup"),
+    path("dashboard/", accounts.dashboard, name="dashboard"),
 ]
