@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard.views import accounts, public
+from leaderboard.views import accounts, forecast_form, public, teams
 
 app_name = "leaderboard"
 
@@ -12,4 +12,17 @@ urlpatterns = [
     path("", public.home, name="home"),
     path("signup/", accounts.signup, name="signup"),
     path("dashboard/", accounts.dashboard, name="dashboard"),
+    path("teams/new/", teams.team_new, name="team_new"),
+    path("teams/<slug:slug>/", teams.team_detail, name="team_detail"),
+    path("teams/<slug:slug>/members/add/", teams.team_member_add, name="team_member_add"),
+    path("teams/<slug:slug>/agents/new/", teams.agent_new, name="agent_new"),
+    path("teams/<slug:slug>/agents/<slug:agent_slug>/", teams.agent_detail, name="agent_detail"),
+    path("teams/<slug:slug>/agents/<slug:agent_slug>/edit/", teams.agent_edit, name="agent_edit"),
+    path("teams/<slug:slug>/agents/<slug:agent_slug>/tokens/new/", teams.token_new, name="token_new"),
+    path(
+        "teams/<slug:slug>/agents/<slug:agent_slug>/tokens/<int:token_id>/revoke/",
+        teams.token_revoke_view,
+        name="token_revoke",
+    ),
+    path("forecast/", forecast_form.forecast_form, name="forecast_form"),
 ]

@@ -7,6 +7,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import date, datetime
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -35,6 +36,8 @@ def team_create(*, name: str, owner: AbstractBaseUser | None) -> Team:
     name = name.strip()
     if not name:
         raise ValidationError({"name": "A team needs a name."})
+    if len(name) > 200:
+        raise ValidationError({"name": "Team names are at most 200 characters."})
     if Team.objects.filter(name__iexact=name).exists():
         raise ValidationError({"name": f"A team named {name!r} already exists."})
     team = Team.objects.create(name=name, slug=_unique_slug(Team, name))
@@ -50,6 +53,37 @@ def team_add_member(*, team: Team, user: AbstractBaseUser, role: str = Membershi
 
 
 @transaction.atomic
+def team_add_member_by_username(
+    *, team: Team, username: str, role: str = Membership.Role.MEMBER
+) -> Membership:
+    """Add an existing user to a team; an unknown user or an existing member is a field error."""
+    username = username.strip()
+    if not username:
+        raise ValidationError({"username": "Enter the username of the person to add."})
+    user = get_user_model().objects.filter(username__iexact=username).first()
+    if user is None:
+        raise ValidationError({"username": f"No user named {username!r}. They must sign up first."})
+    if Membership.objects.filter(team=team, user=user).exists():
+        raise ValidationError({"username": f"{user.get_username()!r} is already a member of {team.name!r}."})
+    return Membership.objects.create(team=team, user=user, role=role)
+
+
+@transaction.atomic
+def team_ensure(*, name: str, owner: AbstractBaseUser | None = None) -> tuple[Team, bool]:
+    """The team with this name (case-insensitive) or slug, created if missing; (team, created).
+
+    An owner given for an existing team becomes its owner if not a member yet.
+    """
+    name = name.strip()
+    team = Team.objects.filter(name__iexact=name).first() or Team.objects.filter(slug=name).first()
+    if team is None:
+        return team_create(name=name, owner=owner), True
+    if owner is not None:
+        team_add_member(team=team, user=owner, role=Membership.Role.OWNER)
+    return team, False
+
+
+@transaction.atomic
 def agent_create(
     *,
     team: Team,
@@ -60,9 +94,8 @@ def agent_create(
     tools_description: str = "",
     is_baseline: bool = False,
 ) -> Agent:
-    name = name.strip()
-    if not name:
-        raise ValidationError({"name": "An agent needs a name."})
+    name, model_name, provider = name.strip(), model_name.strip(), provider.strip()
+    _check_agent_fields(name=name, model_name=model_name, provider=provider)
     if team.agents.filter(name__iexact=name).exists():
         raise ValidationError({"name": f"Team {team.name!r} already has an agent named {name!r}."})
     return Agent.objects.create(
@@ -72,9 +105,47 @@ def agent_create(
         model_name=model_name,
         provider=provider,
         knowledge_cutoff=knowledge_cutoff,
-        tools_description=tools_description,
+        tools_description=tools_description.strip(),
         is_baseline=is_baseline,
     )
+
+
+def _check_agent_fields(*, name: str, model_name: str, provider: str) -> None:
+    errors: dict[str, str] = {}
+    if not name:
+        errors["name"] = "An agent needs a name."
+    elif len(name) > 200:
+        errors["name"] = "Agent names are at most 200 characters."
+    if len(model_name) > 200:
+        errors["model_name"] = "Model names are at most 200 characters."
+    if len(provider) > 200:
+        errors["provider"] = "Provider names are at most 200 characters."
+    if errors:
+        raise ValidationError(errors)
+
+
+@transaction.atomic
+def agent_update(
+    *,
+    agent: Agent,
+    name: str,
+    model_name: str = "",
+    provider: str = "",
+    knowledge_cutoff: date | None = None,
+    tools_description: str = "",
+) -> Agent:
+    """Edit an agent's declared details; its slug never changes so that API URLs stay stable."""
+    name, model_name, provider = name.strip(), model_name.strip(), provider.strip()
+    _check_agent_fields(name=name, model_name=model_name, provider=provider)
+    if agent.team.agents.filter(name__iexact=name).exclude(pk=agent.pk).exists():
+        raise ValidationError({"name": f"Team {agent.team.name!r} already has an agent named {name!r}."})
+    agent.name = name
+    agent.model_name = model_name
+    agent.provider = provider
+    agent.knowledge_cutoff = knowledge_cutoff
+    agent.tools_description = tools_description.strip()
+    agent.save(update_fields=["name", "model_name", "provider", "knowledge_cutoff", "tools_description"])
+    return agent
 
 
 @dataclass(frozen=True)

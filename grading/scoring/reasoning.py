@@ -1,0 +1,371 @@
+"""Reasoning quality: key events, hybrid event matcher, KER (worldreasoner.md B.4 and F.3).
+
+Reference set
+    The non-rejected events of the hindsight graph (a rejected event leaves the reference).
+
+Key events ``K``
+    The top ``top_k`` (5) reference events by impact score ``magnitude x confidence``, among events
+    with an outcome impact (``has_impact``; a missing magnitude or confidence counts as 0). Ties are
+    broken by earlier date (undated last), then by id. Scores are rounded to 9 decimals before
+    ranking so that equal products computed differently tie deterministically.
+
+Text similarity
+    ``sim(v, u) = 0.6 * BM25-RS(v, u) + 0.4 * TokF1(v, u)`` over the event text (title and
+    description, normalised and stop-word filtered by :mod:`grading.scoring.text`).
+
+    * BM25 is Okapi BM25 with the forecast event ``v`` as the query and the reference events as the
+      corpus (k1 = 1.5, b = 0.75, the rank_bm25 defaults), using the non-negative IDF
+      ``ln(1 + (N - n + 0.5) / (n + 0.5))``. rank_bm25's ``BM25Okapi`` IDF
+      ``ln((N - n + 0.5) / (n + 0.5))`` (negatives floored to 0.25 x mean IDF) becomes negative for
+      terms present in most events of a small reference, which makes every score negative for
+      references of one or two events (an identical event could then never match); with the
+      non-negative IDF the term-frequency part is identical to ``BM25Okapi``.
+    * "Reverse-scored to [0, 1]" is not defined further in the paper. We normalise each query's BM25
+      scores by the maximum over the reference events for that query: ``RS(v, u) = BM25(v, u) /
+      max_u' BM25(v, u')`` (0 when the maximum is 0). Consequence: the best lexical candidate of a
+      forecast event always gets RS = 1 and so a similarity of at least 0.6 (above the 0.45
+      threshold); the date gate and the greedy one-to-one assignment then decide.
+    * TokF1 is the SQuAD unigram F1 (:func:`grading.scoring.text.token_f1`).
+
+Match
+    ``sim >= 0.45`` (compared with a 1e-9 tolerance, so the threshold itself matches) and both dates
+    known with ``|d(v) - d(u)| <= 7`` days (7 matches, 8 does not). Undated events never match.
+
+Assignment
+    Greedy one-to-one: all candidate pairs sorted by descending similarity (ties: reference order,
+    then forecast order) and taken when neither side is used yet.
+
+Metrics
+    ``KER = |matched key events| / |K|`` (None when ``K`` is empty); event precision = matched forecast
+    events / forecast events (0 when the forecast graph has no events); event recall = matched
+    reference events / reference events (None when the reference is empty); F1 of the two; temporal
+    MAE = mean absolute date difference in days over matched pairs (None without matches).
+
+Performance: build one :class:`ReferenceIndex` per question (tokenisation, vocabulary, BM25 term
+weights, count matrix) and reuse it for every forecast; per forecast the work is a few small numpy
+operations on a (forecast events x reference events) matrix.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from grading.scoring.aggregate import safe_ratio
+from grading.scoring.text import tokenize
+
+__all__ = [
+    "DEFAULT_MATCHER_SETTINGS",
+    "MATCHER_VERSION",
+    "Event",
+    "EventMatch",
+    "MatcherSettings",
+    "ReasoningScore",
+    "ReferenceIndex",
+    "hybrid_score",
+    "impact_score",
+    "is_match",
+    "score_reasoning",
+    "select_key_events",
+]
+
+MATCHER_VERSION: Final = "hybrid-bm25rs-tokf1/1.0"
+_SCORE_TOLERANCE: Final = 1e-9
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A graph event. Forecast events only need ``id``, ``title``, ``description`` and ``date``;
+    the impact fields and ``rejected`` are used for hindsight (reference) events only."""
+
+    id: str
+    title: str
+    description: str = ""
+    date: dt.date | None = None
+    magnitude: float | None = None
+    confidence: float | None = None
+    has_impact: bool = False
+    rejected: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MatcherSettings:
+    """Matcher parameters; stored with every grade (:meth:`as_dict`) so a grade can be reproduced."""
+
+    bm25_weight: float = 0.6
+    token_f1_weight: float = 0.4
+    threshold: float = 0.45
+    date_window_days: int = 7
+    top_k: int = 5
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    bm25_normalisation: str = "query_max"
+    text_fields: str = "title+description"
+    version: str = MATCHER_VERSION
+
+    def __post_init__(self) -> None:
+        if self.bm25_weight < 0 or self.token_f1_weight < 0:
+            raise ValueError("matcher weights must be >= 0")
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError("matcher threshold must be in [0, 1]")
+        if self.date_window_days < 0:
+            raise ValueError("date_window_days must be >= 0")
+        if self.top_k < 1:
+            raise ValueError("top_k must be >= 1")
+        if self.bm25_k1 < 0 or not 0.0 <= self.bm25_b <= 1.0:
+            raise ValueError("invalid BM25 parameters")
+        if self.bm25_normalisation != "query_max":
+            raise ValueError(f"unsupported bm25_normalisation {self.bm25_normalisation!r}")
+        if self.text_fields not in ("title+description", "title"):
+            raise ValueError(f"unsupported text_fields {self.text_fields!r}")
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> MatcherSettings:
+        """Inverse of :meth:`as_dict`; unknown keys raise ``ValueError``."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown matcher settings: {sorted(unknown)}")
+        return cls(**data)  # type: ignore[arg-type]
+
+
+DEFAULT_MATCHER_SETTINGS: Final = MatcherSettings()
+
+
+def impact_score(event: Event) -> float:
+    """``magnitude x confidence`` (missing values count as 0)."""
+    return (event.magnitude or 0.0) * (event.confidence or 0.0)
+
+
+def select_key_events(events: Iterable[Event], top_k: int = 5) -> list[Event]:
+    """Top ``top_k`` non-rejected events with an outcome impact, by impact score (see module docstring)."""
+    candidates = [e for e in events if e.has_impact and not e.rejected]
+    candidates.sort(
+        key=lambda e: (
+            -round(impact_score(e), 9),
+            e.date is None,
+            e.date.toordinal() if e.date is not None else 0,
+            e.id,
+        )
+    )
+    return candidates[:top_k]
+
+
+def hybrid_score(bm25_rs: float, tok_f1: float, settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS) -> float:
+    """``bm25_weight * BM25-RS + token_f1_weight * TokF1``."""
+    return settings.bm25_weight * bm25_rs + settings.token_f1_weight * tok_f1
+
+
+def is_match(score: float, day_diff: int | None, settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS) -> bool:
+    """Similarity at or above the threshold and a known date difference within the window."""
+    return (
+        score >= settings.threshold - _SCORE_TOLERANCE
+        and day_diff is not None
+        and abs(day_diff) <= settings.date_window_days
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EventMatch:
+    forecast_id: str
+    reference_id: str
+    score: float
+    bm25_rs: float
+    token_f1: float
+    day_diff: int  # forecast date - reference date
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningScore:
+    ker: float | None
+    event_precision: float
+    event_recall: float | None
+    event_f1: float
+    temporal_mae_days: float | None
+    matches: tuple[EventMatch, ...]
+    key_event_ids: tuple[str, ...]
+    matched_key_event_ids: tuple[str, ...]
+    n_forecast_events: int
+    n_reference_events: int
+    settings: MatcherSettings
+
+
+def _event_text(event: Event, text_fields: str) -> str:
+    if text_fields == "title":
+        return event.title
+    return f"{event.title} {event.description}"
+
+
+class ReferenceIndex:
+    """Everything about one question's reference events that does not depend on the forecast."""
+
+    def __init__(self, events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS) -> None:
+        self.settings = settings
+        self.events: tuple[Event, ...] = tuple(e for e in events if not e.rejected)
+        ids = [e.id for e in self.events]
+        if len(set(ids)) != len(ids):
+            raise ValueError("reference event ids must be unique")
+        self.key_events: tuple[Event, ...] = tuple(select_key_events(self.events, settings.top_k))
+        key_ids = {e.id for e in self.key_events}
+        self._key_mask = np.array([e.id in key_ids for e in self.events], dtype=bool)
+
+        n = len(self.events)
+        docs = [tokenize(_event_text(e, settings.text_fields)) for e in self.events]
+        vocab: dict[str, int] = {}
+        for doc in docs:
+            for token in doc:
+                vocab.setdefault(token, len(vocab))
+        self.vocab = vocab
+        counts = np.zeros((n, len(vocab)), dtype=np.float64)
+        for i, doc in enumerate(docs):
+            for token in doc:
+                counts[i, vocab[token]] += 1.0
+        self._counts_t = np.ascontiguousarray(counts.T)  # (V, N)
+        self._doc_len = counts.sum(axis=1) if n else np.zeros(0)  # (N,)
+        max_count = int(counts.max()) if counts.size else 0
+        self._count_levels: list[FloatArray] = [
+            (self._counts_t >= k).astype(np.float64) for k in range(1, max_count + 1)
+        ]  # [r_t >= k] matrices (V, N) for the overlap computation
+
+        # Okapi BM25 term weights per (term, document), with the non-negative IDF.
+        df = (counts > 0).sum(axis=0).astype(np.float64)  # (V,)
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        avgdl = float(self._doc_len.mean()) if n and self._doc_len.sum() > 0 else 1.0
+        k1, b = settings.bm25_k1, settings.bm25_b
+        norm = k1 * (1.0 - b + b * self._doc_len / avgdl)  # (N,)
+        tf = self._counts_t
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weights = idf[:, None] * (tf * (k1 + 1.0)) / (tf + norm[None, :])
+        self._bm25_weights: FloatArray = np.nan_to_num(weights, nan=0.0)  # (V, N)
+
+        self._has_date = np.array([e.date is not None for e in self.events], dtype=bool)
+        self._dates = np.array([e.date.toordinal() if e.date is not None else 0 for e in self.events], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def bm25_scores(self, text: str) -> FloatArray:
+        """Raw BM25 of ``text`` (as a query) against every reference event (diagnostics, tests)."""
+        q = np.zeros(len(self.vocab))
+        for token in tokenize(text):
+            j = self.vocab.get(token)
+            if j is not None:
+                q[j] += 1.0
+        return np.asarray(q @ self._bm25_weights, dtype=np.float64)
+
+    def similarity(self, forecast_events: Sequence[Event]) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """(hybrid score, BM25-RS, token F1) matrices of shape (forecast events, reference events)."""
+        f, n = len(forecast_events), len(self.events)
+        fields_ = self.settings.text_fields
+        # Query term ids (reference vocabulary only; other terms cannot overlap or score).
+        vocab_get = self.vocab.get
+        ids: list[int] = []
+        rows: list[int] = []
+        q_len = np.empty(f, dtype=np.float64)
+        for i, event in enumerate(forecast_events):
+            tokens = tokenize(_event_text(event, fields_))
+            q_len[i] = len(tokens)
+            known = [j for j in map(vocab_get, tokens) if j is not None]
+            ids.extend(known)
+            rows.extend([i] * len(known))
+        if f == 0 or n == 0 or not ids:
+            zeros = np.zeros((f, n), dtype=np.float64)
+            return zeros, zeros.copy(), zeros.copy()
+        v = len(self.vocab)
+        flat_index = np.asarray(rows, dtype=np.intp) * v + np.asarray(ids, dtype=np.intp)
+        q = np.bincount(flat_index, minlength=f * v).reshape(f, v).astype(np.float64)  # query term counts
+        bm25 = q @ self._bm25_weights  # (F, N)
+        # Multiset overlap sum_t min(q_t, r_t) = sum_k [q_t >= k] . [r_t >= k] for integer counts.
+        overlap = np.zeros((f, n), dtype=np.float64)
+        for k, level in enumerate(self._count_levels, start=1):
+            q_k = q >= k
+            if not q_k.any():
+                break
+            overlap += q_k.astype(np.float64) @ level
+
+        row_max = bm25.max(axis=1, keepdims=True)
+        rs = np.divide(bm25, row_max, out=np.zeros_like(bm25), where=row_max > 0)
+        denom = q_len[:, None] + self._doc_len[None, :]
+        tok = np.divide(2.0 * overlap, denom, out=np.zeros_like(overlap), where=denom > 0)
+        score = self.settings.bm25_weight * rs + self.settings.token_f1_weight * tok
+        return score, rs, tok
+
+    def score(self, forecast_events: Sequence[Event]) -> ReasoningScore:
+        """Match a forecast graph's events against the reference and compute the reasoning metrics."""
+        settings = self.settings
+        f, n = len(forecast_events), len(self.events)
+        matches: list[EventMatch] = []
+        if f and n:
+            score, rs, tok = self.similarity(forecast_events)
+            f_has_date = np.array([e.date is not None for e in forecast_events], dtype=bool)
+            f_dates = np.array(
+                [e.date.toordinal() if e.date is not None else 0 for e in forecast_events], dtype=np.int64
+            )
+            diff = f_dates[:, None] - self._dates[None, :]
+            ok = (
+                (score >= settings.threshold - _SCORE_TOLERANCE)
+                & f_has_date[:, None]
+                & self._has_date[None, :]
+                & (np.abs(diff) <= settings.date_window_days)
+            )
+            fi, ri = np.nonzero(ok)
+            if fi.size:
+                cand = score[fi, ri]
+                order = np.lexsort((fi, ri, -cand))
+                used_f: set[int] = set()
+                used_r: set[int] = set()
+                for k in order.tolist():
+                    a, r = int(fi[k]), int(ri[k])
+                    if a in used_f or r in used_r:
+                        continue
+                    used_f.add(a)
+                    used_r.add(r)
+                    matches.append(
+                        EventMatch(
+                            forecast_id=forecast_events[a].id,
+                            reference_id=self.events[r].id,
+                            score=float(score[a, r]),
+                            bm25_rs=float(rs[a, r]),
+                            token_f1=float(tok[a, r]),
+                            day_diff=int(diff[a, r]),
+                        )
+                    )
+        matched_refs = {m.reference_id for m in matches}
+        key_ids = tuple(e.id for e in self.key_events)
+        matched_keys = tuple(k for k in key_ids if k in matched_refs)
+        precision = safe_ratio(len(matches), f)
+        recall = len(matches) / n if n else None
+        return ReasoningScore(
+            ker=len(matched_keys) / len(key_ids) if key_ids else None,
+            event_precision=precision,
+            event_recall=recall,
+            event_f1=safe_ratio(2 * precision * (recall or 0.0), precision + (recall or 0.0)),
+            temporal_mae_days=(math.fsum(abs(m.day_diff) for m in matches) / len(matches)) if matches else None,
+            matches=tuple(matches),
+            key_event_ids=key_ids,
+            matched_key_event_ids=matched_keys,
+            n_forecast_events=f,
+            n_reference_events=n,
+            settings=settings,
+        )
+
+
+def score_reasoning(
+    reference: Iterable[Event] | ReferenceIndex,
+    forecast_events: Sequence[Event],
+    settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS,
+) -> ReasoningScore:
+    """Convenience wrapper; prefer building one :class:`ReferenceIndex` per question and calling ``score``."""
+    index = reference if isinstance(reference, ReferenceIndex) else ReferenceIndex(reference, settings)
+    return index.score(forecast_events)

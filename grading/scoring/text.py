@@ -1,0 +1,65 @@
+"""Text normalisation shared by the lexical matchers (reasoning matcher, OpenForecast lexical judge).
+
+Normalisation (SQuAD-style, extended):
+
+1. Unicode NFKC, then ``casefold``.
+2. Apostrophes are deleted (``Biden's`` -> ``bidens``, ``don't`` -> ``dont``).
+3. Dotted acronyms are collapsed (``U.S.`` -> ``us``, ``U.K.`` -> ``uk``).
+4. Tokens are maximal runs of letters/digits; every other character separates tokens
+   (``Israel-Hamas`` -> ``israel``, ``hamas``; ``3.5`` -> ``3``, ``5``).
+5. Optionally, English stop words (which include the SQuAD articles *a*, *an*, *the*) are dropped.
+
+Token F1 is the SQuAD multiset unigram F1: ``2 * overlap / (len(pred) + len(gold))`` where
+``overlap`` counts shared tokens with multiplicity; it is 0 when either side has no tokens.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+__all__ = ["STOPWORDS", "normalise_text", "token_f1", "tokenize"]
+
+# A compact English stop-word list: function words only. Negations ("no", "not", "nor") are kept as
+# tokens because they change what an event says.
+_STOPWORD_TEXT = """
+a about above after again against all am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its itself
+just me more most my myself now of off on once only or other our ours ourselves out
+over own same she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up very was we were what when where which
+while who whom why will with would you your yours yourself yourselves s t
+"""
+STOPWORDS: frozenset[str] = frozenset(_STOPWORD_TEXT.split())
+
+_APOSTROPHES = str.maketrans("", "", "'`\u2018\u2019\u02bc")
+_ACRONYM = re.compile(r"\b(?:[^\W\d_]\.){2,}")
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def normalise_text(text: str) -> str:
+    """Return ``text`` NFKC-normalised, case-folded, with apostrophes removed and acronyms collapsed."""
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    folded = folded.translate(_APOSTROPHES)
+    if "." in folded:
+        folded = _ACRONYM.sub(lambda m: m.group(0).replace(".", "") + " ", folded)
+    return folded
+
+
+def tokenize(text: str, *, drop_stopwords: bool = True) -> list[str]:
+    """Split ``text`` into normalised unigram tokens (see the module docstring)."""
+    tokens = _TOKEN.findall(normalise_text(text))
+    if drop_stopwords:
+        return [t for t in tokens if t not in STOPWORDS]
+    return tokens
+
+
+def token_f1(predicted: Sequence[str], gold: Sequence[str]) -> float:
+    """Multiset unigram F1 between two token sequences; 0.0 when either is empty."""
+    if not predicted or not gold:
+        return 0.0
+    overlap = sum((Counter(predicted) & Counter(gold)).values())
+    return 2.0 * overlap / (len(predicted) + len(gold))

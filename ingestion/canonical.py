@@ -1,0 +1,147 @@
+"""Canonical URLs, plain text from feed HTML, and the content hash that spots the same story
+under two URLs. Pure functions: no Django, no network."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+
+import nh3
+
+# Parameters that identify the click, not the document (campaign, ad and newsletter trackers).
+TRACKING_PARAMS = frozenset(
+    {
+        "fbclid",
+        "gclid",
+        "gclsrc",
+        "dclid",
+        "gbraid",
+        "wbraid",
+        "msclkid",
+        "yclid",
+        "twclid",
+        "igshid",
+        "mc_cid",
+        "mc_eid",
+        "_ga",
+        "_gl",
+        "_hsenc",
+        "_hsmi",
+        "mkt_tok",
+        "oly_anon_id",
+        "oly_enc_id",
+        "vero_id",
+        "ref",
+        "ref_src",
+        "ref_url",
+        "cmpid",
+        "ocid",
+        "ito",
+        "s_cid",
+        "at_medium",
+        "at_campaign",
+        "cmp",
+        "smid",
+        "spm",
+    }
+)
+TRACKING_PREFIXES = ("utm_", "pk_", "mtm_")
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class InvalidURL(ValueError):
+    pass
+
+
+def _is_tracking(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in TRACKING_PARAMS or lowered.startswith(TRACKING_PREFIXES)
+
+
+def canonical_url(url: str) -> str:
+    """The form under which an article is stored: scheme and host lowercased, default port,
+    fragment, user info and tracking parameters dropped, remaining query parameters sorted,
+    an empty path written as ``/``. Path case is kept (servers treat it as significant).
+
+    Raises InvalidURL for anything that is not an absolute http(s) URL.
+    """
+    url = (url or "").strip()
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidURL(f"invalid URL {url!r}: {exc}") from exc
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise InvalidURL(f"not an http(s) URL: {url!r}")
+    host = (parts.hostname or "").rstrip(".")
+    if not host:
+        raise InvalidURL(f"URL has no host: {url!r}")
+    try:
+        host = host.encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        host = host.lower()
+    netloc = host if ":" not in host else f"[{host}]"
+    if port is not None and port != DEFAULT_PORTS[scheme]:
+        netloc = f"{netloc}:{port}"
+    # Re-quote the path so that "%7E" and "~" (or a raw space and "%20") give one URL.
+    path = quote(unquote(parts.path), safe="/:@!$&'()*+,;=-._~") or "/"
+    query_pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_tracking(k)]
+    query = urlencode(sorted(query_pairs), doseq=False)
+    return urlunsplit((scheme, netloc, path, query, ""))
+
+
+_BLOCK_BOUNDARY = re.compile(
+    r"<\s*(?:br|hr|/?p|/?div|/?li|/?ul|/?ol|/?h[1-6]|/?tr|/?blockquote|/?pre|/?table|/?section|/?article)\b[^>]*>",
+    re.IGNORECASE,
+)
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
+_NEWLINES = re.compile(r"\s*\n\s*")
+_LOOKS_LIKE_HTML = re.compile(r"<[a-zA-Z!/]|&[#a-zA-Z0-9]+;")
+_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
+
+
+def html_to_text(value: str) -> str:
+    """Plain text of an HTML fragment: tags removed (script/style with their content),
+    entities decoded, block elements become line breaks, whitespace collapsed."""
+    if not value:
+        return ""
+    if not _LOOKS_LIKE_HTML.search(value):
+        return _normalise_space(value)
+    marked = _BLOCK_BOUNDARY.sub("\n", value)
+    cleaned = nh3.clean(marked, tags=set(), clean_content_tags={"script", "style"}, strip_comments=True)
+    # nh3 re-escapes text; one unescape gives the characters, a second catches feeds that
+    # double-escape their HTML (e.g. "&amp;amp;").
+    text = html.unescape(cleaned)
+    if _TAG.search(text):
+        text = html.unescape(
+            nh3.clean(_BLOCK_BOUNDARY.sub("\n", text), tags=set(), clean_content_tags={"script", "style"})
+        )
+    return _normalise_space(text)
+
+
+def _normalise_space(text: str) -> str:
+    text = _SPACES.sub(" ", text)
+    return _NEWLINES.sub("\n", text).strip()
+
+
+_HASH_SPACE = re.compile(r"\s+")
+
+
+def normalise_for_hash(text: str) -> str:
+    return _HASH_SPACE.sub(" ", text).strip().casefold()
+
+
+def content_hash(title: str, body: str, *, url: str = "") -> str:
+    """SHA-256 of the normalised title and body: the same story under two URLs hashes alike.
+
+    With no body text a title alone is too weak an identity ("Daily briefing"), so the
+    canonical URL joins the hash and only the same URL dedupes.
+    """
+    body_norm = normalise_for_hash(body)
+    parts = [normalise_for_hash(title), body_norm]
+    if not body_norm:
+        parts.append(url)
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
