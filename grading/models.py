@@ -42,11 +42,25 @@ class HindsightGraph(models.Model):
 class GraphBuildAttempt(models.Model):
     """Every build attempt, successful or not, with its reason when it failed."""
 
+    class Reason(models.TextChoices):
+        BUILT = "built", "Graph stored and passed the quality thresholds"
+        QUALITY_FAILED = "quality_failed", "Graph stored with graph_built=False (quality thresholds unmet)"
+        NOT_RESOLVED = "not_resolved", "Question has no current resolution"
+        NO_ARTICLES = "no_articles", "No articles in the evidence window"
+        NOT_CONFIGURED = "not_configured", "No LLM configured"
+        TIMEOUT = "timeout", "Model timed out"
+        SERVER_ERROR = "server_error", "Model server returned an error"
+        SERVER_DOWN = "server_down", "Model server unreachable"
+        MALFORMED_OUTPUT = "malformed_output", "Model output invalid after the correction budget"
+        ERROR = "error", "Unexpected error"
+
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="graph_attempts")
     builder = models.CharField(max_length=10, choices=HindsightGraph.Builder.choices)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     succeeded = models.BooleanField(default=False)
+    reason = models.CharField(max_length=20, choices=Reason.choices, blank=True)
+    resolution_version = models.PositiveIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)
     log = models.JSONField(default=list, blank=True, help_text="Per-round validation problems and usage.")
     graph = models.ForeignKey(HindsightGraph, null=True, blank=True, on_delete=models.SET_NULL)
@@ -76,6 +90,9 @@ class HindsightEvent(models.Model):
     occurred_on = models.DateField()
     event_type = models.CharField(max_length=20, choices=EventType.choices)
     is_outcome = models.BooleanField(default=False)
+    # What the builder said, kept when a reviewer revises the title or date.
+    original_title = models.CharField(max_length=500, blank=True)
+    original_occurred_on = models.DateField(null=True, blank=True)
     review_status = models.CharField(max_length=10, choices=ReviewStatus.choices, default=ReviewStatus.PENDING)
     sources = models.ManyToManyField(Article, blank=True, related_name="hindsight_events")
 
@@ -162,3 +179,24 @@ class EventReview(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
+
+
+class HindsightBuildRequest(models.Model):
+    """One automatic build per (question, resolution version): a duplicate task finds it claimed."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="hindsight_build_requests")
+    resolution_version = models.PositiveIntegerField()
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["question", "resolution_version"], name="build_request_unique")]
+
+
+class QuestionHindsight(Question):
+    """Admin view of a question from the hindsight side: its graph versions and a rebuild button."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "question hindsight"
+        verbose_name_plural = "question hindsight (rebuild graphs)"

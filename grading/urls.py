@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
+
+from grading import views
 
 app_name = "grading"
 
-urlpatterns: list[URLPattern | URLResolver] = []
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("review/", views.review_list, name="review_list"),
+    path("review/<int:question_id>/", views.review_detail, name="review_detail"),
+    path("questions/<int:question_id>/", views.hindsight_page, name="hindsight"),
+]

@@ -144,9 +144,7 @@ def fetch(
     if client is None:
         client = httpx.Client(follow_redirects=True, max_redirects=max_redirects, timeout=timeout)
     try:
-        return _fetch(
-            client, url, headers=headers, params=params, timeout=timeout, max_bytes=max_bytes, now=now
-        )
+        return _fetch(client, url, headers=headers, params=params, timeout=timeout, max_bytes=max_bytes, now=now)
     finally:
         if own_client:
             client.close()

@@ -119,6 +119,8 @@ class StructuredEvent(models.Model):
     relation_root = models.CharField(max_length=2, help_text="First-level CAMEO code, e.g. 04")
     articles = models.ManyToManyField(Article, blank=True, related_name="structured_events")
     article_urls = models.JSONField(default=list, blank=True)
+    # GDELT-style daily mention count when the source file gives one (MIRAI filters on it).
+    mentions = models.PositiveIntegerField(null=True, blank=True)
     dedupe_key = models.CharField(max_length=64, unique=True)
 
     class Meta:
@@ -254,3 +256,28 @@ class Resolution(models.Model):
     @property
     def outcome_display(self) -> Any:
         return self.outcome
+
+
+class NewsCluster(models.Model):
+    """A set of related recent articles sent to the LLM question generator, claimed once.
+
+    The key is a hash of the sorted article ids, so the hourly task never asks twice about the
+    same cluster and a duplicate task finds it claimed.
+    """
+
+    key = models.CharField(max_length=64, unique=True)
+    article_ids = models.JSONField(default=list)
+    terms = models.JSONField(default=list, blank=True, help_text="Top shared terms, for staff.")
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    model_name = models.CharField(max_length=200, blank=True)
+    questions_created = models.PositiveIntegerField(default=0)
+    problems = models.JSONField(default=list, blank=True, help_text="Malformed or rejected model output, logged.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"cluster {self.key[:12]} ({len(self.article_ids)} articles)"

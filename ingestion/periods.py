@@ -78,9 +78,7 @@ def parse_period(granularity: str, text: str) -> Period:
         raise ValueError(f"expected a {granularity} period as text in the format {expected_format(granularity)}")
     match = _PATTERNS[granularity].fullmatch(text.strip())
     if match is None:
-        raise ValueError(
-            f"{text!r} is not a {granularity} period; expected the format {expected_format(granularity)}"
-        )
+        raise ValueError(f"{text!r} is not a {granularity} period; expected the format {expected_format(granularity)}")
     year = int(match.group(1))
     if year < 1:
         raise ValueError(f"{text!r} has no valid year; expected the format {expected_format(granularity)}")

@@ -2,6 +2,36 @@
 
 from __future__ import annotations
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
+
+from grading import apis as grading_apis
+from leaderboard.apis import evidence
+from leaderboard.apis import forecasts as forecast_apis
+from leaderboard.apis import questions as question_apis
+from leaderboard.apis import replays as replay_apis
 
 urlpatterns: list[URLPattern | URLResolver] = []
+
+urlpatterns += [
+    path("evidence/articles/", evidence.ArticleSearchApi.as_view(), name="api-evidence-articles"),
+    path("evidence/articles/<int:article_id>/", evidence.ArticleReadApi.as_view(), name="api-evidence-article"),
+    path("evidence/events/", evidence.EventsApi.as_view(), name="api-evidence-events"),
+    path("evidence/prices/<int:question_id>/", evidence.PricesApi.as_view(), name="api-evidence-prices"),
+    path("evidence/log/", evidence.EvidenceLogApi.as_view(), name="api-evidence-log"),
+]
+
+urlpatterns += [
+    path("questions/", question_apis.QuestionListApi.as_view(), name="api-questions"),
+    path("questions/<int:question_id>/", question_apis.QuestionDetailApi.as_view(), name="api-question"),
+    path("replays/", replay_apis.ReplayOpenApi.as_view(), name="api-replays"),
+    path("forecasts/", forecast_apis.ForecastListSubmitApi.as_view(), name="api-forecasts"),
+    path("forecasts/batch/", forecast_apis.ForecastBatchApi.as_view(), name="api-forecasts-batch"),
+]
+
+urlpatterns += [
+    path(
+        "questions/<int:question_id>/hindsight/",
+        grading_apis.QuestionHindsightApi.as_view(),
+        name="api-question-hindsight",
+    ),
+]

@@ -16,6 +16,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
 from ingestion.models import Question
+from leaderboard.services.predictions import question_options
 
 
 class SignupForm(UserCreationForm):
@@ -66,16 +67,22 @@ class ForecastTargetForm(forms.Form):
 
     def __init__(self, *args: Any, agents: list[Any], questions: list[Question], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["agent"].choices = [(a.slug, f"{a.name} ({a.team.name})") for a in agents]
+        agent_field = self.fields["agent"]
+        assert isinstance(agent_field, forms.ChoiceField)
+        agent_field.choices = [(a.slug, f"{a.name} ({a.team.name})") for a in agents]
         self.fields["question"].widget.choices = [
             (q.pk, f"#{q.pk} · {q.get_track_display()} · {q.get_type_display()} · {q.title[:120]}") for q in questions
         ]
 
 
-def _number_or_raw(text: str) -> Any:
+def new_idempotency_key() -> str:
+    return f"web-{uuid.uuid4().hex}"
+
+
+def _number_or_raw(text: str | None) -> Any:
     """A number when the text parses as one; otherwise the raw text, so that the forecast
     service reports the problem in exactly the words the API uses for a non-number."""
-    text = text.strip()
+    text = (text or "").strip()
     try:
         return int(text)
     except ValueError:
@@ -134,7 +141,7 @@ class ForecastForm(forms.Form):
         self.prediction_field_for_path = {"prediction": "__all__"}
         if not self.is_bound and not self.initial.get("idempotency_key"):
             # One key per rendered form: a double-clicked submit stores one forecast.
-            self.initial["idempotency_key"] = f"web-{uuid.uuid4().hex}"
+            self.initial["idempotency_key"] = new_idempotency_key()
         getattr(self, f"_add_{question.type}_fields")()
         # Type-specific inputs come first on the page.
         order = [*self.prediction_fields, "sources", "rationale", "graph_events", "graph_edges"]
@@ -151,21 +158,22 @@ class ForecastForm(forms.Form):
         self._add(
             "probability",
             forms.CharField(
+                required=False,
                 label="Probability of YES",
-                widget=forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "0.0 – 1.0"}),
+                widget=forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "0.0 to 1.0"}),
             ),
             "prediction.probability",
         )
         self.prediction_field_for_path["prediction"] = "probability"
 
     def _add_multiple_choice_fields(self) -> None:
-        for i, option in enumerate(self.question.options or []):
+        for i, option in enumerate(question_options(self.question)):
             self._add(
                 f"option_{i}",
                 forms.CharField(
                     required=False,
                     label=f"P({option})",
-                    widget=forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "0.0 – 1.0"}),
+                    widget=forms.TextInput(attrs={"inputmode": "decimal", "placeholder": "0.0 to 1.0"}),
                 ),
                 f"prediction.probabilities.{option}",
             )
@@ -208,6 +216,7 @@ class ForecastForm(forms.Form):
         self._add(
             "period",
             forms.CharField(
+                required=False,
                 label=f"Period ({self.question.get_granularity_display() or 'any granularity'})",
                 help_text=f"e.g. {example}",
             ),
@@ -219,6 +228,7 @@ class ForecastForm(forms.Form):
         self._add(
             "relations",
             forms.CharField(
+                required=False,
                 label="Relations (CAMEO codes)",
                 widget=forms.Textarea(attrs={"rows": 4, "spellcheck": "false"}),
                 help_text=(
@@ -256,11 +266,13 @@ class ForecastForm(forms.Form):
     def build_prediction(self) -> dict[str, Any]:
         data = self.cleaned_data
         kind = self.question.type
+        # A blank input leaves its key out, so that the service reports it as missing.
         if kind == Question.Type.BINARY:
-            return {"probability": _number_or_raw(data.get("probability", ""))}
+            raw = (data.get("probability") or "").strip()
+            return {"probability": _number_or_raw(raw)} if raw else {}
         if kind == Question.Type.MULTIPLE_CHOICE:
             probabilities = {}
-            for i, option in enumerate(self.question.options or []):
+            for i, option in enumerate(question_options(self.question)):
                 raw = (data.get(f"option_{i}") or "").strip()
                 # A blank option is left out, so the service names it as missing.
                 if raw:
@@ -269,12 +281,21 @@ class ForecastForm(forms.Form):
         if kind == Question.Type.QUANTITY:
             mode = data.get("quantity_mode") or "value"
             if mode == "interval":
-                return {"interval": [_number_or_raw(data.get("interval_low", "")), _number_or_raw(data.get("interval_high", ""))]}
+                return {
+                    "interval": [
+                        _number_or_raw(data.get("interval_low")) if (data.get("interval_low") or "").strip() else None,
+                        _number_or_raw(data.get("interval_high"))
+                        if (data.get("interval_high") or "").strip()
+                        else None,
+                    ]
+                }
             if mode == "quantiles":
                 return {"quantiles": self._parse_quantiles(data.get("quantiles", ""))}
-            return {"value": _number_or_raw(data.get("value", ""))}
+            raw = (data.get("value") or "").strip()
+            return {"value": _number_or_raw(raw)} if raw else {}
         if kind == Question.Type.TIMEFRAME:
-            return {"period": data.get("period", "").strip()}
+            raw = (data.get("period") or "").strip()
+            return {"period": raw} if raw else {}
         if kind == Question.Type.RELATION:
             return {"relations": self._parse_relations(data.get("relations", ""))}
         if kind == Question.Type.OPEN_ENDED:
@@ -362,6 +383,8 @@ class ForecastForm(forms.Form):
     # --- service errors back onto fields ---------------------------------------------------
     def field_for_path(self, path: str) -> str | None:
         """The form field that shows a service error at `path` (None: the form as a whole)."""
+        if path in self.fields:
+            return path
         head = path.split(".", 1)[0].split("[", 1)[0]
         if head == "prediction":
             best = ""
@@ -388,8 +411,7 @@ class ForecastForm(forms.Form):
             paths |= {"graph", "graph.events"}
         elif field == "graph_edges":
             paths.add("graph.edges")
-        else:
-            paths.add(field)
+        paths.add(field)
         return paths
 
     def attach_service_errors(self, error: ValidationError) -> None:
@@ -398,10 +420,7 @@ class ForecastForm(forms.Form):
         A path below the field's own (e.g. `sources[3]` or `prediction.probabilities`) is kept in
         front of the message so that the user can tell which line or item is meant.
         """
-        if hasattr(error, "error_dict"):
-            items = list(error.message_dict.items())
-        else:
-            items = [("", error.messages)]
+        items = list(error.message_dict.items()) if hasattr(error, "error_dict") else [("", error.messages)]
         for path, messages in items:
             field = self.field_for_path(path) if path and path not in ("__all__", "non_field_errors") else None
             prefix = "" if path in self._primary_paths(field) else f"{path}: "

@@ -10,6 +10,7 @@ import pytest
 
 from leaderboard.models import Agent, Membership
 from leaderboard.services.teams import token_create
+from tests.browser import browser, browser_page  # noqa: F401  (fixtures for browser tests)
 from tests.factories import AgentFactory, MembershipFactory, TeamFactory, UserFactory
 
 

@@ -16,8 +16,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from grading.scoring.aggregate import safe_ratio
+
+K = TypeVar("K", bound=Hashable)
 
 __all__ = ["EvidenceScore", "leaked_items", "score_evidence", "source_precision", "source_recall"]
 
@@ -41,17 +44,17 @@ def source_recall(sources: Iterable[Hashable], reference: Iterable[Hashable]) ->
 
 
 def leaked_items(
-    cited: Iterable[Hashable], published_at: Mapping[Hashable, dt.datetime | None], as_of: dt.datetime
-) -> tuple[list[Hashable], list[Hashable]]:
+    cited: Iterable[K], published_at: Mapping[K, dt.datetime | None], as_of: dt.datetime
+) -> tuple[list[K], list[K]]:
     """(leaked ids, ids with unknown publication time) among ``cited``, each in first-seen order.
 
     ``as_of`` must be timezone-aware; a cited item leaks when ``published_at >= as_of``.
     """
     if not isinstance(as_of, dt.datetime) or not _aware(as_of):
         raise ValueError("as_of must be a timezone-aware datetime")
-    leaked: list[Hashable] = []
-    unknown: list[Hashable] = []
-    seen: set[Hashable] = set()
+    leaked: list[K] = []
+    unknown: list[K] = []
+    seen: set[K] = set()
     for item in cited:
         if item in seen:
             continue
@@ -65,30 +68,30 @@ def leaked_items(
 
 
 @dataclass(frozen=True, slots=True)
-class EvidenceScore:
+class EvidenceScore(Generic[K]):
     source_precision: float
     source_recall: float | None
     n_sources: int
     n_reference: int
     n_overlap: int
     leaks: int
-    leaked_ids: tuple[Hashable, ...]
+    leaked_ids: tuple[K, ...]
     unknown_time: int
 
 
 def score_evidence(
-    sources: Iterable[Hashable],
-    reference: Iterable[Hashable],
+    sources: Iterable[K],
+    reference: Iterable[K],
     *,
-    cited: Iterable[Hashable] = (),
-    published_at: Mapping[Hashable, dt.datetime | None] | None = None,
+    cited: Iterable[K] = (),
+    published_at: Mapping[K, dt.datetime | None] | None = None,
     as_of: dt.datetime | None = None,
-) -> EvidenceScore:
+) -> EvidenceScore[K]:
     """All evidence metrics at once. Leaks are computed only when ``as_of`` is given."""
     c = frozenset(sources)
     ch = frozenset(reference)
-    leaked: list[Hashable] = []
-    unknown: list[Hashable] = []
+    leaked: list[K] = []
+    unknown: list[K] = []
     if as_of is not None:
         leaked, unknown = leaked_items(cited, published_at or {}, as_of)
     return EvidenceScore(

@@ -137,8 +137,9 @@ def validate_probability_vector(probabilities: Mapping[str, float], options: Seq
     if not isinstance(probabilities, Mapping):
         raise ValueError("probabilities must be an object mapping each option to a probability")
     errors: list[str] = []
+    option_set = set(options)
     missing = [o for o in options if o not in probabilities]
-    extra = sorted(str(k) for k in probabilities if k not in set(options))
+    extra = sorted(str(k) for k in probabilities if k not in option_set)
     if missing:
         errors.append(f"missing probabilities for options: {', '.join(map(repr, missing))}")
     if extra:

@@ -77,6 +77,9 @@ __all__ = [
 
 MATCHER_VERSION: Final = "hybrid-bm25rs-tokf1/1.0"
 _SCORE_TOLERANCE: Final = 1e-9
+# Date sentinels (ordinals are 1..3_652_059): any difference involving an undated event is huge.
+_UNDATED_FORECAST: Final = -(10**9)
+_UNDATED_REFERENCE: Final = 10**9
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -217,8 +220,6 @@ class ReferenceIndex:
         if len(set(ids)) != len(ids):
             raise ValueError("reference event ids must be unique")
         self.key_events: tuple[Event, ...] = tuple(select_key_events(self.events, settings.top_k))
-        key_ids = {e.id for e in self.key_events}
-        self._key_mask = np.array([e.id in key_ids for e in self.events], dtype=bool)
 
         n = len(self.events)
         docs = [tokenize(_event_text(e, settings.text_fields)) for e in self.events]
@@ -249,8 +250,10 @@ class ReferenceIndex:
             weights = idf[:, None] * (tf * (k1 + 1.0)) / (tf + norm[None, :])
         self._bm25_weights: FloatArray = np.nan_to_num(weights, nan=0.0)  # (V, N)
 
-        self._has_date = np.array([e.date is not None for e in self.events], dtype=bool)
-        self._dates = np.array([e.date.toordinal() if e.date is not None else 0 for e in self.events], dtype=np.int64)
+        # Undated events get sentinels far apart so that no date difference involving them is in the window.
+        self._dates = np.array(
+            [e.date.toordinal() if e.date is not None else _UNDATED_REFERENCE for e in self.events], dtype=np.int64
+        )
 
     def __len__(self) -> int:
         return len(self.events)
@@ -295,9 +298,8 @@ class ReferenceIndex:
             overlap += q_k.astype(np.float64) @ level
 
         row_max = bm25.max(axis=1, keepdims=True)
-        rs = np.divide(bm25, row_max, out=np.zeros_like(bm25), where=row_max > 0)
-        denom = q_len[:, None] + self._doc_len[None, :]
-        tok = np.divide(2.0 * overlap, denom, out=np.zeros_like(overlap), where=denom > 0)
+        rs = bm25 / np.where(row_max > 0.0, row_max, 1.0)  # rows without any shared term stay 0
+        tok = 2.0 * overlap / np.maximum(q_len[:, None] + self._doc_len[None, :], 1.0)  # overlap 0 when empty
         score = self.settings.bm25_weight * rs + self.settings.token_f1_weight * tok
         return score, rs, tok
 
@@ -308,17 +310,12 @@ class ReferenceIndex:
         matches: list[EventMatch] = []
         if f and n:
             score, rs, tok = self.similarity(forecast_events)
-            f_has_date = np.array([e.date is not None for e in forecast_events], dtype=bool)
             f_dates = np.array(
-                [e.date.toordinal() if e.date is not None else 0 for e in forecast_events], dtype=np.int64
+                [e.date.toordinal() if e.date is not None else _UNDATED_FORECAST for e in forecast_events],
+                dtype=np.int64,
             )
             diff = f_dates[:, None] - self._dates[None, :]
-            ok = (
-                (score >= settings.threshold - _SCORE_TOLERANCE)
-                & f_has_date[:, None]
-                & self._has_date[None, :]
-                & (np.abs(diff) <= settings.date_window_days)
-            )
+            ok = (score >= settings.threshold - _SCORE_TOLERANCE) & (np.abs(diff) <= settings.date_window_days)
             fi, ri = np.nonzero(ok)
             if fi.size:
                 cand = score[fi, ri]

@@ -60,6 +60,14 @@ def sqlite_fts_schema() -> list[str]:
 # --------------------------------------------------------------------------------------- helpers
 
 
+class InvalidEvidenceQuery(ValueError):
+    """A filter value the gateway cannot use; ``field`` names the parameter."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
 def require_aware(value: datetime, name: str = "as_of") -> datetime:
     """The datetime in UTC; a naive one is refused, since its instant is unknown."""
     if not isinstance(value, datetime):
@@ -90,7 +98,7 @@ class SearchResult:
     title: str
     url: str
     source: str | None
-    published_at: datetime
+    published_at: datetime | None  # None only in the benchmark's unfiltered baseline
     snippet: str
     score: float
 
@@ -103,9 +111,9 @@ class SearchPage:
 
 def _clamp_page(limit: int, offset: int) -> tuple[int, int]:
     if offset < 0:
-        raise ValueError("offset must be zero or more.")
+        raise InvalidEvidenceQuery("offset", "must be zero or more.")
     if limit < 1:
-        raise ValueError("limit must be at least 1.")
+        raise InvalidEvidenceQuery("limit", "must be at least 1.")
     return min(limit, SEARCH_MAX_LIMIT), offset
 
 
@@ -141,7 +149,7 @@ def _row_result(row: tuple[Any, ...], snippet: str | None) -> SearchResult:
     pk, title, url, source, published_at, score = row[:6]
     if isinstance(published_at, str):
         published_at = datetime.fromisoformat(published_at)
-    if published_at.tzinfo is None:
+    if published_at is not None and published_at.tzinfo is None:
         published_at = published_at.replace(tzinfo=UTC)
     return SearchResult(
         id=pk,
@@ -150,7 +158,7 @@ def _row_result(row: tuple[Any, ...], snippet: str | None) -> SearchResult:
         source=source,
         published_at=published_at,
         snippet=_snippet_html(snippet),
-        score=round(float(score), 6),
+        score=float(score),
     )
 
 
@@ -169,7 +177,7 @@ def _search_postgresql(query: str, as_of: datetime | None, limit: int, offset: i
         )
         SELECT a.id, a.title, a.url, s.name, a.published_at, page.score, page.total,
                ts_headline('english',
-                   coalesce(nullif(concat_ws(' ', nullif(a.summary, ''), left(a.body, 4000)), ''), a.title),
+                   concat_ws(' — ', a.title, nullif(a.summary, ''), nullif(left(a.body, 4000), '')),
                    q.tsq,
                    'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=35, MinWords=15, '
                    || 'MaxFragments=2, FragmentDelimiter=" … "')
@@ -266,9 +274,10 @@ def _search_sqlite(query: str, as_of: datetime | None, limit: int, offset: int) 
     """
     with connection.cursor() as cursor:
         _sqlite_ensure_fts(cursor)
+        # bm25() is not allowed beside a window function, so it is computed in a subquery.
         cursor.execute(
-            f"""SELECT a.id, -{_BM25} AS score, count(*) OVER () AS total {matches}
-                ORDER BY {_BM25}, a.id DESC LIMIT %s OFFSET %s""",
+            f"""SELECT id, rank, count(*) OVER () FROM (SELECT a.id AS id, {_BM25} AS rank {matches})
+                ORDER BY rank, id DESC LIMIT %s OFFSET %s""",
             [*params, limit, offset],
         )
         page = cursor.fetchall()
@@ -288,9 +297,9 @@ def _search_sqlite(query: str, as_of: datetime | None, limit: int, offset: int) 
         )
         details = {r[0]: r for r in cursor.fetchall()}
     results = []
-    for pk, score, _total in page:
+    for pk, rank, _total in page:
         _, title, url, source, published_at, snippet = details[pk]
-        results.append(_row_result((pk, title, url, source, published_at, score), snippet))
+        results.append(_row_result((pk, title, url, source, published_at, -rank), snippet))
     return SearchPage(total=int(page[0][2]), results=results)
 
 
@@ -309,13 +318,15 @@ def _relation_filter(relation: str) -> Q:
         return Q(relation_root=code) | Q(relation__in=sorted(cameo_children()[code]))
     if len(code) == 3 and code in cameo_second_level():
         return Q(relation=code)
-    raise ValueError(f"relation {relation!r} is not a first- (2-digit) or second-level (3-digit) CAMEO code.")
+    raise InvalidEvidenceQuery(
+        "relation", f"{relation!r} is not a first-level (2-digit) or second-level (3-digit) CAMEO code."
+    )
 
 
 def _country(code: str, name: str) -> str:
     value = code.strip().upper()
     if not (len(value) == 3 and value.isalpha()):
-        raise ValueError(f"{name} must be an ISO 3166-1 alpha-3 code, got {code!r}.")
+        raise InvalidEvidenceQuery(name, f"must be an ISO 3166-1 alpha-3 code, got {code!r}.")
     return value
 
 
@@ -361,7 +372,7 @@ def events_distribution_by_relation(**filters: Any) -> dict[str, int]:
 def events_distribution_by_entity(*, role: str = "both", **filters: Any) -> dict[str, int]:
     """Country code -> number of matching events it takes part in (as subject, object or both)."""
     if role not in ("head", "tail", "both"):
-        raise ValueError("role must be 'head', 'tail' or 'both'.")
+        raise InvalidEvidenceQuery("role", "must be 'head', 'tail' or 'both'.")
     qs = events_query(**filters).order_by()
     counts: Counter[str] = Counter()
     if role in ("head", "both"):

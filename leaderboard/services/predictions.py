@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import pairwise
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
@@ -128,7 +129,7 @@ def _only_keys(data: dict[str, Any], allowed: Iterable[str], field: str, errors:
 # Predictions by type
 # ---------------------------------------------------------------------------------------------
 
-_SHAPES: Final = {
+_SHAPES: Final[dict[str, str]] = {
     Question.Type.BINARY: '{"probability": p}',
     Question.Type.MULTIPLE_CHOICE: '{"probabilities": {OPTION: p, ...}}',
     Question.Type.QUANTITY: '{"value": x} or {"interval": [lo, hi]} or {"quantiles": {"0.1": x, ...}}',
@@ -161,7 +162,10 @@ def _multiple_choice(question: Question, data: dict[str, Any], errors: _Errors) 
     _only_keys(data, ["probabilities"], "prediction", errors, _SHAPES[Question.Type.MULTIPLE_CHOICE])
     vector = data.get("probabilities")
     if not isinstance(vector, dict):
-        errors.add("prediction.probabilities", f"must be an object mapping each option to a probability, got {_describe(vector)}")
+        errors.add(
+            "prediction.probabilities",
+            f"must be an object mapping each option to a probability, got {_describe(vector)}",
+        )
         return {}
     options = question_options(question)
     clean: dict[str, float] = {}
@@ -190,7 +194,10 @@ def _multiple_choice(question: Question, data: dict[str, Any], errors: _Errors) 
 def _in_bounds(question: Question, x: float, field: str, errors: _Errors) -> None:
     lo, hi = question.lower_bound, question.upper_bound
     if (lo is not None and x < lo) or (hi is not None and x > hi):
-        errors.add(field, f"{x:g} is outside the question's bounds [{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]")
+        errors.add(
+            field,
+            f"{x:g} is outside the question's bounds [{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]",
+        )
 
 
 def _quantity(question: Question, data: dict[str, Any], errors: _Errors) -> dict[str, Any]:
@@ -242,7 +249,7 @@ def _quantity(question: Question, data: dict[str, Any], errors: _Errors) -> dict
             _in_bounds(question, x, item, errors)
             levels[q] = x
     ordered = sorted(levels.items())
-    for (q1, x1), (q2, x2) in zip(ordered, ordered[1:], strict=False):
+    for (q1, x1), (q2, x2) in pairwise(ordered):
         if x2 < x1:
             errors.add(field, f"values must not decrease with the level: q{q1:g}={x1:g} is above q{q2:g}={x2:g}")
     return {"quantiles": {f"{q:g}": x for q, x in ordered}}
@@ -268,7 +275,10 @@ def _relation(data: dict[str, Any], errors: _Errors) -> dict[str, Any]:
     _only_keys(data, ["relations"], "prediction", errors, _SHAPES[Question.Type.RELATION])
     relations = data.get("relations")
     if not isinstance(relations, dict):
-        errors.add("prediction.relations", f"must be an object of first-level CAMEO code -> list of second-level codes, got {_describe(relations)}")
+        errors.add(
+            "prediction.relations",
+            f"must be an object of first-level CAMEO code -> list of second-level codes, got {_describe(relations)}",
+        )
         return {}
     children = cameo_children()
     clean: dict[str, list[str]] = {}
@@ -302,7 +312,9 @@ def _open_ended(data: dict[str, Any], errors: _Errors) -> dict[str, Any]:
         errors.add("prediction", f"give exactly one of events or answer: {shape}")
         return {}
     if "answer" in data:
-        return {"answer": _text(data["answer"], "prediction.answer", errors, max_chars=MAX_RATIONALE_CHARS, required=True)}
+        return {
+            "answer": _text(data["answer"], "prediction.answer", errors, max_chars=MAX_RATIONALE_CHARS, required=True)
+        }
     events = data["events"]
     if not isinstance(events, list) or not events:
         errors.add("prediction.events", f"must be a non-empty list of event descriptions, got {_describe(events)}")
@@ -311,7 +323,8 @@ def _open_ended(data: dict[str, Any], errors: _Errors) -> dict[str, Any]:
         errors.add("prediction.events", f"has {len(events)} events; at most {MAX_EVENTS} are allowed")
         return {}
     clean = [
-        _text(e, f"prediction.events[{i}]", errors, max_chars=MAX_TEXT_CHARS, required=True) for i, e in enumerate(events)
+        _text(e, f"prediction.events[{i}]", errors, max_chars=MAX_TEXT_CHARS, required=True)
+        for i, e in enumerate(events)
     ]
     return {"events": clean}
 
@@ -322,7 +335,9 @@ def validate_prediction(*, question: Question, prediction: Any, errors: _Errors 
     errs = errors if errors is not None else _Errors()
     clean: dict[str, Any] = {}
     if not isinstance(prediction, dict):
-        errs.add("prediction", f"must be an object shaped {_SHAPES.get(question.type, '{...}')}, got {_describe(prediction)}")
+        errs.add(
+            "prediction", f"must be an object shaped {_SHAPES.get(question.type, '{...}')}, got {_describe(prediction)}"
+        )
     elif question.type == Question.Type.BINARY:
         clean = _binary(prediction, errs)
     elif question.type == Question.Type.MULTIPLE_CHOICE:
@@ -516,7 +531,9 @@ def _graph(graph: Any, errs: _Errors) -> dict[str, Any] | None:
                 errs.add(f"{field}.id", f"duplicate event id {event_id!r}")
             ids.add(event_id)
         title = _text(event.get("title"), f"{field}.title", errs, max_chars=MAX_TITLE_CHARS, required=True)
-        description = _text(event.get("description"), f"{field}.description", errs, max_chars=MAX_TEXT_CHARS, required=False)
+        description = _text(
+            event.get("description"), f"{field}.description", errs, max_chars=MAX_TEXT_CHARS, required=False
+        )
         when: date | datetime | None = None
         if "date" not in event:
             errs.add(f"{field}.date", "is required (ISO 8601 date, e.g. 2026-03-01)")
@@ -539,9 +556,17 @@ def _graph(graph: Any, errs: _Errors) -> dict[str, Any] | None:
     for i, edge in enumerate(edges):
         field = f"graph.edges[{i}]"
         if not isinstance(edge, dict):
-            errs.add(field, f"must be an object with source, target, relation, strength, confidence; got {_describe(edge)}")
+            errs.add(
+                field, f"must be an object with source, target, relation, strength, confidence; got {_describe(edge)}"
+            )
             continue
-        _only_keys(edge, ["source", "target", "relation", "strength", "confidence"], field, errs, "source, target, relation, strength, confidence")
+        _only_keys(
+            edge,
+            ["source", "target", "relation", "strength", "confidence"],
+            field,
+            errs,
+            "source, target, relation, strength, confidence",
+        )
         ends: list[str | None] = []
         for end in ("source", "target"):
             raw = edge.get(end)
@@ -554,7 +579,9 @@ def _graph(graph: Any, errs: _Errors) -> dict[str, Any] | None:
         relation = edge.get("relation")
         canonical = _RELATIONS_BY_LOWER.get(relation.strip().lower()) if isinstance(relation, str) else None
         if canonical is None:
-            errs.add(f"{field}.relation", f"{relation!r} is not a relation type; expected one of {', '.join(RELATIONS)}")
+            errs.add(
+                f"{field}.relation", f"{relation!r} is not a relation type; expected one of {', '.join(RELATIONS)}"
+            )
         strength = confidence = None
         if edge.get("strength") is not None:
             strength = _number(edge["strength"], f"{field}.strength", errs)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -32,7 +32,7 @@ def _unique_slug(model: type[Team] | type[Agent], name: str) -> str:
 
 
 @transaction.atomic
-def team_create(*, name: str, owner: AbstractBaseUser | None) -> Team:
+def team_create(*, name: str, owner: User | None) -> Team:
     name = name.strip()
     if not name:
         raise ValidationError({"name": "A team needs a name."})
@@ -47,15 +47,13 @@ def team_create(*, name: str, owner: AbstractBaseUser | None) -> Team:
 
 
 @transaction.atomic
-def team_add_member(*, team: Team, user: AbstractBaseUser, role: str = Membership.Role.MEMBER) -> Membership:
+def team_add_member(*, team: Team, user: User, role: str = Membership.Role.MEMBER) -> Membership:
     membership, _ = Membership.objects.get_or_create(team=team, user=user, defaults={"role": role})
     return membership
 
 
 @transaction.atomic
-def team_add_member_by_username(
-    *, team: Team, username: str, role: str = Membership.Role.MEMBER
-) -> Membership:
+def team_add_member_by_username(*, team: Team, username: str, role: str = Membership.Role.MEMBER) -> Membership:
     """Add an existing user to a team; an unknown user or an existing member is a field error."""
     username = username.strip()
     if not username:
@@ -69,7 +67,7 @@ def team_add_member_by_username(
 
 
 @transaction.atomic
-def team_ensure(*, name: str, owner: AbstractBaseUser | None = None) -> tuple[Team, bool]:
+def team_ensure(*, name: str, owner: User | None = None) -> tuple[Team, bool]:
     """The team with this name (case-insensitive) or slug, created if missing; (team, created).
 
     An owner given for an existing team becomes its owner if not a member yet.
@@ -156,7 +154,7 @@ class IssuedToken:
 
 @transaction.atomic
 def token_create(
-    *, agent: Agent, name: str = "", created_by: AbstractBaseUser | None = None, now: datetime | None = None
+    *, agent: Agent, name: str = "", created_by: User | None = None, now: datetime | None = None
 ) -> IssuedToken:
     while True:
         prefix = secrets.token_hex(TOKEN_PREFIX_LENGTH // 2)

@@ -14,9 +14,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from ingestion.models import Question
-from leaderboard.forms import ForecastForm, ForecastTargetForm
+from leaderboard.forms import ForecastForm, ForecastTargetForm, new_idempotency_key
 from leaderboard.models import Agent, Forecast, ReplaySession
 from leaderboard.selectors.teams import agent_list_for_user
+from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
+from leaderboard.services.forecasts import REPLAY_OFFERED_STATUSES, forecast_submit, replay_session_open
 
 QUESTION_CHOICES_LIMIT = 500
 
@@ -29,9 +31,14 @@ def _forecastable_questions() -> list[Question]:
     return list(
         Question.objects.filter(
             Q(track=Question.Track.LIVE, status=Question.Status.OPEN)
-            | Q(track=Question.Track.REPLAY, status__in=[Question.Status.OPEN, Question.Status.CLOSED, Question.Status.RESOLVED])
+            | Q(track=Question.Track.REPLAY, status__in=REPLAY_OFFERED_STATUSES)
         ).order_by("track", "close_at", "id")[:QUESTION_CHOICES_LIMIT]
     )
+
+
+def _is_id(text: str) -> bool:
+    """Digits that fit a bigint primary key (a longer number would make PostgreSQL raise)."""
+    return text.isdigit() and len(text) <= 18
 
 
 def _form_url(agent: Agent, question_id: int, **extra: Any) -> str:
@@ -39,16 +46,14 @@ def _form_url(agent: Agent, question_id: int, **extra: Any) -> str:
     return f"{reverse('leaderboard:forecast_form')}?{urlencode(query)}"
 
 
-def _submission_error_message(exc: Exception) -> str:
-    return str(exc.args[0]) if exc.args else str(exc)
+def _attach_service_error(form: ForecastForm, exc: ServiceError) -> None:
+    """A 404/409-type refusal, shown beside the field it names (question/session) or on top."""
+    field = form.field_for_path(exc.field) if exc.field else None
+    form.add_error(field if field in form.fields else None, exc.message)
 
 
 @login_required
 def forecast_form(request: HttpRequest) -> HttpResponse:
-    # TEMP lazy import until the forecast service lands (keeps the URLconf importable meanwhile).
-    from leaderboard.services.errors import ForecastConflict, NotFound
-    from leaderboard.services.forecasts import replay_session_open
-
     agents = list(agent_list_for_user(user=request.user))
     questions = _forecastable_questions()
     context: dict[str, Any] = {"agents": agents}
@@ -56,55 +61,57 @@ def forecast_form(request: HttpRequest) -> HttpResponse:
         return render(request, "leaderboard/forecast_form.html", context)
 
     params = request.GET
-    target = ForecastTargetForm(
-        params if "agent" in params or "question" in params else None,
-        agents=agents,
-        questions=questions,
-        initial={"agent": agents[0].slug},
-    )
-    context["target_form"] = target
-    agent_slug = params.get("agent")
+    agent_slug = params.get("agent", "").strip()
+    if not agent_slug and len(agents) == 1:
+        # A link from a question row names no agent; with only one there is nothing to choose.
+        agent_slug = agents[0].slug
     agent = next((a for a in agents if a.slug == agent_slug), None)
     if agent_slug and agent is None:
         # An agent of another team looks exactly like an agent that does not exist.
         raise Http404("No such agent among your teams.")
+    target = ForecastTargetForm(
+        agents=agents,
+        questions=questions,
+        initial={"agent": agent_slug or agents[0].slug, "question": params.get("question", "")},
+    )
+    context["target_form"] = target
     question: Question | None = None
     raw_question = params.get("question", "").strip()
     if raw_question:
         question = (
             Question.objects.exclude(status=Question.Status.DRAFT).filter(pk=int(raw_question)).first()
-            if raw_question.isdigit()
+            if _is_id(raw_question)
             else None
         )
         if question is None:
-            target.add_error("question", f"Unknown question {raw_question!r}.")
+            context["question_error"] = f"Unknown question {raw_question!r}."
+        elif question.pk not in {q.pk for q in questions}:
+            # Keep the picker consistent with a question reached by a direct link.
+            target.fields["question"].widget.choices = [
+                (question.pk, f"#{question.pk} · {question.title[:120]}"),
+                *target.fields["question"].widget.choices,
+            ]
     if agent is None or question is None:
         return render(request, "leaderboard/forecast_form.html", context)
 
     session = ReplaySession.objects.filter(agent=agent, question=question).first()
     context.update({"agent": agent, "question": question, "session": session})
-    if question.pk not in {q.pk for q in questions}:
-        # Keep the picker consistent with a question reached by a direct link.
-        target.fields["question"].widget.choices = [
-            (question.pk, f"#{question.pk} · {question.title[:120]}"),
-            *target.fields["question"].widget.choices,
-        ]
 
     submitted_id = params.get("submitted", "")
-    if submitted_id.isdigit():
+    if _is_id(submitted_id):
         context["submitted"] = (
             Forecast.objects.filter(pk=int(submitted_id), agent=agent).select_related("question", "session").first()
         )
 
     if request.method == "POST" and request.POST.get("action") == "open_session":
         try:
-            session = replay_session_open(agent=agent, question_id=question.pk)
-        except ValidationError as exc:
-            messages.error(request, " ".join(exc.messages))
+            session, _ = replay_session_open(agent=agent, question_id=question.pk)
         except (NotFound, ForecastConflict) as exc:
-            messages.error(request, _submission_error_message(exc))
+            messages.error(request, exc.message)
         else:
-            messages.success(request, f"Replay session open: you forecast as of {session.simulated_at:%Y-%m-%d %H:%M} UTC.")
+            messages.success(
+                request, f"Replay session open: you forecast as of {session.simulated_at:%Y-%m-%d %H:%M} UTC."
+            )
         return redirect(_form_url(agent, question.pk))
 
     if request.method == "POST":
@@ -112,33 +119,36 @@ def forecast_form(request: HttpRequest) -> HttpResponse:
         if form.is_valid():
             try:
                 submission = form.build_submission()
-                forecast = _submit(request, agent=agent, question=question, submission=submission)
+                result = forecast_submit(
+                    agent=agent,
+                    question_id=question.pk,
+                    session_id=submission["session_id"],
+                    prediction=submission["prediction"],
+                    sources=submission["sources"],
+                    rationale=submission["rationale"],
+                    graph=submission["graph"],
+                    idempotency_key=submission["idempotency_key"],
+                    channel=Forecast.Channel.WEB,
+                    submitted_by=request.user,  # type: ignore[arg-type]
+                )
             except ValidationError as exc:
                 form.attach_service_errors(exc)
             except (NotFound, ForecastConflict) as exc:
-                form.add_error(None, _submission_error_message(exc))
+                _attach_service_error(form, exc)
+                if exc.field == "idempotency_key":
+                    # This form's key already stored another forecast (e.g. resubmitted after going
+                    # back): give the form a fresh key so that submitting again adds a new one.
+                    data = request.POST.copy()
+                    data["idempotency_key"] = new_idempotency_key()
+                    form.data = data
             else:
-                messages.success(request, f"Forecast #{forecast.pk} stored for {agent.name}.")
+                forecast = result.forecast
+                if result.created:
+                    messages.success(request, f"Forecast #{forecast.pk} stored for {agent.name}.")
+                else:
+                    messages.info(request, f"This form was already submitted: forecast #{forecast.pk} is unchanged.")
                 return redirect(_form_url(agent, question.pk, submitted=forecast.pk))
     else:
         form = ForecastForm(question=question, initial={"session": str(session.pk) if session else ""})
     context["form"] = form
     return render(request, "leaderboard/forecast_form.html", context)
-
-
-def _submit(request: HttpRequest, *, agent: Agent, question: Question, submission: dict[str, Any]) -> Forecast:
-    from leaderboard.services.forecasts import forecast_submit
-
-    result = forecast_submit(
-        agent=agent,
-        question_id=question.pk,
-        session_id=submission["session_id"],
-        prediction=submission["prediction"],
-        sources=submission["sources"],
-        rationale=submission["rationale"],
-        graph=submission["graph"],
-        idempotency_key=submission["idempotency_key"],
-        channel=Forecast.Channel.WEB,
-        submitted_by=request.user,
-    )
-    return result

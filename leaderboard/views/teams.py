@@ -175,7 +175,7 @@ def token_new(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse:
     agent = _agent(access, agent_slug)
     form = TokenForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "; ".join(m for msgs in form.errors.values() for m in msgs))
+        messages.error(request, "; ".join(str(m) for msgs in form.errors.values() for m in msgs))
         return redirect("leaderboard:agent_detail", slug=access.team.slug, agent_slug=agent.slug)
     issued = token_create(agent=agent, name=form.cleaned_data["name"], created_by=request.user)  # type: ignore[arg-type]
     # Rendered directly (no redirect) so that the key exists in this one response only.

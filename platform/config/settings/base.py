@@ -54,6 +54,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Answers 413 JSON for oversized API bodies before anything reads them.
+    "leaderboard.middleware.ApiBodySizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -203,6 +205,32 @@ LLM_BASE_URL = os.environ.get("HINDSIGHT_LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("HINDSIGHT_LLM_API_KEY", os.environ.get("OPENAI_API_KEY", ""))
 LLM_MODEL = os.environ.get("HINDSIGHT_LLM_MODEL", "")
 LLM_TIMEOUT_SECONDS = env_float("HINDSIGHT_LLM_TIMEOUT_SECONDS", 60.0)
+
+# Questions from news (ingestion/services/question_generation.py): articles published in the last
+# WINDOW_HOURS are clustered by TF-IDF cosine >= SIMILARITY; at most MAX_CLUSTERS new clusters of
+# MIN..MAX_CLUSTER_SIZE articles per hourly run, up to MAX_QUESTIONS_PER_CLUSTER drafts each.
+QUESTION_GENERATION_WINDOW_HOURS = env_int("HINDSIGHT_QGEN_WINDOW_HOURS", 48)
+QUESTION_GENERATION_SIMILARITY = env_float("HINDSIGHT_QGEN_SIMILARITY", 0.3)
+QUESTION_GENERATION_MIN_CLUSTER_SIZE = env_int("HINDSIGHT_QGEN_MIN_CLUSTER_SIZE", 2)
+QUESTION_GENERATION_MAX_CLUSTER_SIZE = env_int("HINDSIGHT_QGEN_MAX_CLUSTER_SIZE", 12)
+QUESTION_GENERATION_MAX_CLUSTERS = env_int("HINDSIGHT_QGEN_MAX_CLUSTERS", 5)
+QUESTION_GENERATION_MAX_QUESTIONS_PER_CLUSTER = env_int("HINDSIGHT_QGEN_MAX_QUESTIONS_PER_CLUSTER", 3)
+
+# Hindsight graphs (grading/): quality thresholds of worldreasoner.md B.3, build budgets and windows.
+HINDSIGHT_GRAPH_MIN_DEPTH = env_int("HINDSIGHT_GRAPH_MIN_DEPTH", 3)
+HINDSIGHT_GRAPH_MIN_EVENTS = env_int("HINDSIGHT_GRAPH_MIN_EVENTS", 10)
+HINDSIGHT_GRAPH_MIN_SOURCES = env_int("HINDSIGHT_GRAPH_MIN_SOURCES", 20)
+HINDSIGHT_GRAPH_MIN_LINKS = env_int("HINDSIGHT_GRAPH_MIN_LINKS", 1)
+HINDSIGHT_GRAPH_MIN_LINK_CONFIDENCE = env_float("HINDSIGHT_GRAPH_MIN_LINK_CONFIDENCE", 0.6)
+HINDSIGHT_GRAPH_MIN_LINK_STRENGTH = env_float("HINDSIGHT_GRAPH_MIN_LINK_STRENGTH", 0.3)
+# Model rounds (first answer + corrections) the LLM builder may spend on one graph.
+HINDSIGHT_GRAPH_BUDGET = env_int("HINDSIGHT_GRAPH_BUDGET", 4)
+# Stage 1 reads evidence published up to the resolution time plus this many days.
+HINDSIGHT_EVIDENCE_WINDOW_DAYS = env_int("HINDSIGHT_EVIDENCE_WINDOW_DAYS", 7)
+# Events may predate t0 by this many days (background causes); none may postdate the resolution.
+HINDSIGHT_GRAPH_LOOKBACK_DAYS = env_int("HINDSIGHT_GRAPH_LOOKBACK_DAYS", 30)
+HINDSIGHT_GRAPH_MAX_ARTICLES = env_int("HINDSIGHT_GRAPH_MAX_ARTICLES", 120)
+HINDSIGHT_GRAPH_MAX_EVENTS = env_int("HINDSIGHT_GRAPH_MAX_EVENTS", 30)
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,264 @@
+"""Benchmark of the temporal evidence gateway's article search (issue 4).
+
+Builds a synthetic corpus in a fresh database (realistic title/summary/body lengths, a Zipf
+vocabulary whose head is English stop words, publication dates over 3 years, 1% undated), then
+runs the same random searches twice through the selector: as of a random date, and with no date
+filter (the baseline measured in the same run). Prints one JSON object with p50/p95/p99 latency
+of both and their ratio.
+
+    # SQLite (a temporary file unless DATABASE_URL names one):
+    .venv/bin/python bench/gateway.py --articles 200000
+    # PostgreSQL (a private server; COPY is used for the load):
+    bash scripts/with-services.sh .venv/bin/python bench/gateway.py --articles 1000000
+
+Goal on PostgreSQL at 1,000,000 articles: p95 <= 50 ms and as-of p95 <= 1.5x unfiltered p95.
+The database must be empty or disposable: the benchmark deletes every article in it first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+
+STOP_WORDS = (  # noqa: SIM905  (one readable paragraph of words)
+    "the of and to a in is that for it as was with be by on not he i this are or his from at which but have an "
+    "they you were her she there would their we him been has when who will more no if out so said what up its "
+    "about into than them can only other new some could time these two may then do first any my now such like "
+    "our over man me even most made after also did many before must through back years where much your way "
+    "well down should because each just those people how too little state good very make world still own see "
+    "men work long get here between both life being under never day same another know while last might us "
+    "great old year off come since against go came right used take three"
+).split()
+CONSONANTS = "bcdfghjklmnprstvwz"
+VOWELS = "aeiou"
+START = datetime(2022, 1, 1, tzinfo=UTC)
+SPAN_SECONDS = 3 * 365 * 86400
+
+
+def make_vocabulary(size: int, rng: np.random.Generator) -> np.ndarray:
+    """Stop words first (the Zipf head, as in real text), then distinct pronounceable words."""
+    words = list(dict.fromkeys(STOP_WORDS))
+    seen = set(words)
+    while len(words) < size:
+        batch = 4 * size
+        syllables = rng.integers(2, 5, batch)
+        cons = rng.integers(0, len(CONSONANTS), (batch, 5))
+        vows = rng.integers(0, len(VOWELS), (batch, 4))
+        tail = rng.random(batch) < 0.5
+        for i in range(batch):
+            word = "".join(CONSONANTS[cons[i, j]] + VOWELS[vows[i, j]] for j in range(syllables[i]))
+            if tail[i]:
+                word += CONSONANTS[cons[i, 4]]
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+                if len(words) == size:
+                    break
+    return np.array(words, dtype=object)
+
+
+def zipf_probabilities(size: int, exponent: float) -> np.ndarray:
+    weights = 1.0 / np.arange(1, size + 1) ** exponent
+    return weights / weights.sum()
+
+
+def generate(n: int, seed: int, vocab_size: int) -> Any:
+    """Yield (title, summary, body, published_at or None) for n articles."""
+    rng = np.random.default_rng(seed)
+    vocab = make_vocabulary(vocab_size, rng)
+    probs = zipf_probabilities(vocab_size, 1.05)
+    chunk = 2000
+    for base in range(0, n, chunk):
+        m = min(chunk, n - base)
+        title_len = rng.integers(6, 15, m)
+        summary_len = rng.integers(20, 61, m)
+        body_len = np.clip(rng.lognormal(5.4, 0.6, m).astype(int), 40, 1500)
+        total = int(title_len.sum() + summary_len.sum() + body_len.sum())
+        words = vocab[rng.choice(vocab_size, size=total, p=probs)]
+        seconds = rng.integers(0, SPAN_SECONDS, m)
+        undated = rng.random(m) < 0.01
+        pos = 0
+        for i in range(m):
+            parts = []
+            for length in (title_len[i], summary_len[i], body_len[i]):
+                parts.append(" ".join(words[pos : pos + length]))
+                pos += length
+            published = None if undated[i] else START + timedelta(seconds=int(seconds[i]))
+            yield parts[0].capitalize(), parts[1] + ".", parts[2] + ".", published
+
+
+def make_queries(count: int, seed: int, vocab_size: int) -> list[tuple[str, datetime]]:
+    """Agent-like queries: 1-3 content words (Zipf over the non-stop-word vocabulary), random dates."""
+    rng = np.random.default_rng(seed + 1)
+    vocab = make_vocabulary(vocab_size, np.random.default_rng(seed))
+    head = len(dict.fromkeys(STOP_WORDS))
+    content = vocab[head:]
+    probs = zipf_probabilities(len(content), 1.05)
+    queries = []
+    for _ in range(count):
+        k = int(rng.choice([1, 2, 3], p=[0.2, 0.45, 0.35]))
+        terms = content[rng.choice(len(content), size=k, replace=False, p=probs)]
+        as_of = START + timedelta(seconds=int(rng.integers(30 * 86400, SPAN_SECONDS)))
+        queries.append((" ".join(terms), as_of))
+    return queries
+
+
+def load_postgresql(rows: Any, n: int) -> None:
+    from django.db import connection
+
+    connection.ensure_connection()
+    raw = connection.connection
+    fetched = datetime.now(UTC)
+    with raw.cursor() as cur:
+        # Bulk loads build a GIN index far faster in one pass than row by row.
+        cur.execute("DROP INDEX IF EXISTS ingestion_article_search_gin")
+        cur.execute("SET maintenance_work_mem = '512MB'")
+        with cur.copy(
+            "COPY ingestion_article (url, title, summary, body, author, language, published_at, fetched_at, "
+            "content_hash) FROM STDIN"
+        ) as copy:
+            for i, (title, summary, body, published) in enumerate(rows):
+                copy.write_row(
+                    (f"https://bench.example.org/{i}", title, summary, body, "", "en", published, fetched, f"{i:064x}")
+                )
+        cur.execute("CREATE INDEX ingestion_article_search_gin ON ingestion_article USING gin (search_vector)")
+        cur.execute("ANALYZE ingestion_article")
+    if not raw.autocommit:
+        raw.commit()
+
+
+def load_sqlite(rows: Any, n: int) -> None:
+    from django.db import connection
+
+    from ingestion.selectors.evidence import FTS_TABLE, FTS_TRIGGERS, _sqlite_ensure_fts
+
+    fetched = connection.ops.adapt_datetimefield_value(datetime.now(UTC))
+    with connection.cursor() as cur:
+        # One 'rebuild' after the load is much faster than indexing through the per-row triggers.
+        for trigger in FTS_TRIGGERS:
+            cur.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+        batch: list[tuple[Any, ...]] = []
+        sql = (
+            "INSERT INTO ingestion_article (url, title, summary, body, author, language, published_at, "
+            "fetched_at, content_hash) VALUES (%s, %s, %s, %s, '', 'en', %s, %s, %s)"
+        )
+        for i, (title, summary, body, published) in enumerate(rows):
+            when = connection.ops.adapt_datetimefield_value(published) if published else None
+            batch.append((f"https://bench.example.org/{i}", title, summary, body, when, fetched, f"{i:064x}"))
+            if len(batch) == 5000:
+                cur.executemany(sql, batch)
+                batch.clear()
+        if batch:
+            cur.executemany(sql, batch)
+        _sqlite_ensure_fts(cur)  # recreates the triggers and rebuilds the index
+        cur.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('optimize')")
+        cur.execute("ANALYZE")
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    arr = np.array(samples) * 1000
+    return {f"p{q}": round(float(np.percentile(arr, q)), 2) for q in (50, 95, 99)} | {
+        "mean": round(float(arr.mean()), 2)
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--articles", type=int, default=20_000, help="corpus size (default 20,000)")
+    parser.add_argument("--searches", type=int, default=1000, help="timed searches per mode (default 1,000)")
+    parser.add_argument("--vocabulary", type=int, default=50_000, help="distinct words (default 50,000)")
+    parser.add_argument("--limit", type=int, default=10, help="results per search (default 10)")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--keep", action="store_true", help="reuse the loaded corpus if the sizes match")
+    args = parser.parse_args()
+
+    tmpdir = None
+    if not os.environ.get("DATABASE_URL"):
+        tmpdir = tempfile.mkdtemp(prefix="hindsight-bench-")
+        os.environ["DATABASE_URL"] = f"sqlite:///{tmpdir}/bench.sqlite3"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+    os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    from ingestion.models import Article
+    from ingestion.selectors.evidence import _articles_search, articles_search
+
+    call_command("migrate", verbosity=0)
+    vendor = connection.vendor
+    build_seconds = 0.0
+    if not (args.keep and Article.objects.count() == args.articles):
+        if Article.objects.exists():
+            Article.objects.all().delete()
+        started = time.perf_counter()
+        rows = generate(args.articles, args.seed, args.vocabulary)
+        (load_postgresql if vendor == "postgresql" else load_sqlite)(rows, args.articles)
+        build_seconds = time.perf_counter() - started
+
+    queries = make_queries(args.searches + 50, args.seed, args.vocabulary)
+    for q, as_of in queries[:50]:  # warm caches so neither mode pays for the first touches
+        articles_search(query=q, as_of=as_of, limit=args.limit)
+        _articles_search(query=q, as_of=None, limit=args.limit)
+    filtered: list[float] = []
+    unfiltered: list[float] = []
+    totals: list[int] = []
+    totals_all: list[int] = []
+    for i, (q, as_of) in enumerate(queries[50:]):
+        order = [True, False] if i % 2 == 0 else [False, True]
+        for with_date in order:
+            started = time.perf_counter()
+            if with_date:
+                page = articles_search(query=q, as_of=as_of, limit=args.limit)
+                filtered.append(time.perf_counter() - started)
+                totals.append(page.total)
+            else:
+                page = _articles_search(query=q, as_of=None, limit=args.limit)
+                unfiltered.append(time.perf_counter() - started)
+                totals_all.append(page.total)
+
+    as_of_stats = percentiles(filtered)
+    base_stats = percentiles(unfiltered)
+    print(
+        json.dumps(
+            {
+                "benchmark": "gateway.articles_search",
+                "database": vendor,
+                "articles": args.articles,
+                "searches": args.searches,
+                "limit": args.limit,
+                "build_seconds": round(build_seconds, 1),
+                "median_matches_as_of": int(np.median(totals)),
+                "median_matches_unfiltered": int(np.median(totals_all)),
+                "as_of_ms": as_of_stats,
+                "unfiltered_ms": base_stats,
+                "ratio_p50": round(as_of_stats["p50"] / base_stats["p50"], 2),
+                "ratio_p95": round(as_of_stats["p95"] / base_stats["p95"], 2),
+                "ratio_p99": round(as_of_stats["p99"] / base_stats["p99"], 2),
+                "goal": "PostgreSQL at 1M: as-of p95 <= 50 ms and ratio_p95 <= 1.5",
+            }
+        )
+    )
+    if tmpdir:
+        import shutil
+
+        connection.close()
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

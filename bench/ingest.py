@@ -1,0 +1,347 @@
+"""Ingestion throughput: items ingested per second beside feedparser's parse alone.
+
+    .venv/bin/python bench/ingest.py [--entries 10000] [--workload feed]
+
+A generated RSS 2.0 feed is served on 127.0.0.1 and polled through the real path
+(``source_poll``: httpx fetch, feedparser parse, canonicalise, de-duplicate, bulk store).
+The baseline is ``feedparser.parse`` of the same bytes in the same run. Figures:
+
+* ``ingest_items_per_s``: first poll into an empty table (every entry is new);
+* ``duplicate_items_per_s``: the same feed again (every entry already stored);
+* ``ratio_ingest_to_parse`` = ingest rate / parse rate (goal >= 0.5: storing costs no more
+  than parsing), and the same ratio for the all-duplicate poll.
+
+Runs on a scratch SQLite file by default, or on a scratch database next to DATABASE_URL's
+(PostgreSQL) when that is set; the scratch database is dropped afterwards.
+
+Workloads are registered in WORKLOADS (name -> function(args, server) -> dict of figures); the
+market listing benchmark plugs in there beside the feed one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+GOAL = 0.5
+START = datetime(2026, 3, 1, tzinfo=UTC)
+
+
+class LoopbackServer:
+    """Serves byte payloads by path on 127.0.0.1 (no validators, so every poll fetches in full)."""
+
+    def __init__(self) -> None:
+        self.payloads: dict[str, tuple[bytes, str]] = {}
+        payloads = self.payloads
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                body, content_type = payloads.get(self.path.split("?")[0], (b"not found", "text/plain"))
+                self.send_response(200 if self.path.split("?")[0] in payloads else 404)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def serve(self, path: str, body: bytes, content_type: str) -> str:
+        self.payloads[path] = (body, content_type)
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}{path}"
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def generate_feed(entries: int) -> bytes:
+    """An RSS 2.0 feed shaped like a busy newsroom's: escaped HTML descriptions, content:encoded,
+    tracking parameters on links, RFC 822 dates, Dublin Core creators."""
+    items = []
+    for i in range(entries):
+        published = format_datetime(START + timedelta(minutes=7 * i), usegmt=True)
+        description = escape(
+            f"<p>Officials in region {i % 97} confirmed on day {i // 97} that measure <b>{i}</b> "
+            f"would go ahead, after weeks of debate &amp; protest.</p>"
+        )
+        content = (
+            f"<p>Story {i}: the council voted {i % 13} to {i % 7} in favour.</p>"
+            f"<p>Analysts expect the decision on item {i} to affect {i % 31}% of households.</p>"
+            "<script>track()</script>"
+        )
+        items.append(
+            "<item>"
+            f"<title>Council approves measure {i} in region {i % 97}</title>"
+            f"<link>https://news.example.org/world/story-{i}?utm_source=rss&amp;utm_medium=feed&amp;at_campaign=x</link>"
+            f'<guid isPermaLink="false">story-{i}</guid>'
+            f"<description>{description}</description>"
+            f"<content:encoded><![CDATA[{content}]]></content:encoded>"
+            f"<pubDate>{published}</pubDate>"
+            f"<dc:creator>Reporter {i % 50}</dc:creator>"
+            "</item>"
+        )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>'
+        "<title>Benchmark News</title><link>https://news.example.org/</link>"
+        "<description>Generated for bench/ingest.py</description><language>en</language>"
+        + "".join(items)
+        + "</channel></rss>"
+    ).encode()
+
+
+def bench_feed(args: argparse.Namespace, server: LoopbackServer) -> dict[str, Any]:
+    import feedparser
+
+    from ingestion.feeds import parse_feed_document
+    from ingestion.models import Article, Source
+    from ingestion.services.sources import source_poll
+
+    body = generate_feed(args.entries)
+    url = server.serve("/bench/feed.xml", body, "application/rss+xml")
+
+    # Baselines: feedparser with its defaults, and with the options ingestion uses (HTML
+    # sanitising off because nh3 reduces every field to plain text afterwards). The ratio is
+    # taken against the faster of the two, so ingestion gets no credit for skipped work.
+    started = time.perf_counter()
+    parsed = feedparser.parse(body)
+    parse_default_seconds = time.perf_counter() - started
+    assert len(parsed.entries) == args.entries, "feedparser lost entries"
+    started = time.perf_counter()
+    parsed = parse_feed_document(body)
+    parse_same_options_seconds = time.perf_counter() - started
+    assert len(parsed.entries) == args.entries, "feedparser lost entries"
+    parse_seconds = min(parse_default_seconds, parse_same_options_seconds)
+
+    source = Source.objects.create(
+        name="bench feed",
+        kind=Source.Kind.RSS,
+        url=url,
+        poll_interval=timedelta(minutes=15),
+        options={"max_bytes": len(body) + 1},
+    )
+    now = datetime.now(UTC)
+    started = time.perf_counter()
+    first = source_poll(source_id=source.pk, now=now)
+    ingest_seconds = time.perf_counter() - started
+    if first.error or first.added != args.entries:
+        raise SystemExit(f"ingest failed: added {first.added} of {args.entries}; {first.error}")
+
+    started = time.perf_counter()
+    again = source_poll(source_id=source.pk, now=now + timedelta(hours=1))
+    duplicate_seconds = time.perf_counter() - started
+    if again.error or again.added != 0 or again.skipped != args.entries:
+        raise SystemExit(f"duplicate poll misbehaved: {again.summary()}")
+    assert Article.objects.count() == args.entries
+
+    parse_rate = args.entries / parse_seconds
+    ingest_rate = args.entries / ingest_seconds
+    duplicate_rate = args.entries / duplicate_seconds
+    return {
+        "feed_entries": args.entries,
+        "feed_bytes": len(body),
+        "parse_default_options_seconds": round(parse_default_seconds, 3),
+        "parse_same_options_seconds": round(parse_same_options_seconds, 3),
+        "parse_seconds": round(parse_seconds, 3),
+        "parse_items_per_s": round(parse_rate, 1),
+        "ingest_seconds": round(ingest_seconds, 3),
+        "ingest_items_per_s": round(ingest_rate, 1),
+        "duplicate_seconds": round(duplicate_seconds, 3),
+        "duplicate_items_per_s": round(duplicate_rate, 1),
+        "ratio_ingest_to_parse": round(ingest_rate / parse_rate, 3),
+        "ratio_duplicate_to_parse": round(duplicate_rate / parse_rate, 3),
+        "meets_goal": ingest_rate / parse_rate >= GOAL and duplicate_rate / parse_rate >= GOAL,
+    }
+
+
+# --- Market listing workload (markets engineer) ------------------------------------------------
+
+
+def generate_polymarket_listing(markets: int, *, start: datetime) -> bytes:
+    """A Gamma ``/markets`` page in the documented shape: ``outcomes``, ``outcomePrices`` and
+    ``clobTokenIds`` as JSON-encoded strings, volumes and liquidity as decimal strings."""
+    items = []
+    for i in range(markets):
+        multiple = i % 10 == 0
+        outcomes = ["Alpha", "Beta", "Gamma"] if multiple else ["Yes", "No"]
+        price = round(0.02 + (i % 97) / 100, 3)
+        prices = [0.5, 0.3, 0.2] if multiple else [price, round(1 - price, 3)]
+        items.append(
+            {
+                "id": str(600000 + i),
+                "question": f"Will indicator {i} exceed its threshold in week {i % 52}?",
+                "conditionId": f"0x{i:064x}",
+                "slug": f"indicator-{i}-threshold",
+                "description": f"Resolves Yes if indicator {i} is above threshold {i % 13} at the close.",
+                "startDate": (start - timedelta(days=30)).isoformat().replace("+00:00", "Z"),
+                "endDate": (start + timedelta(days=1 + i % 200)).isoformat().replace("+00:00", "Z"),
+                "outcomes": json.dumps(outcomes),
+                "outcomePrices": json.dumps([str(p) for p in prices]),
+                "clobTokenIds": json.dumps([str(10**20 + i * 10 + k) for k in range(len(outcomes))]),
+                "volume": f"{1000 + i * 37.5:.2f}",
+                "volumeNum": 1000 + i * 37.5,
+                "liquidity": f"{100 + (i % 400) * 25:.2f}",
+                "liquidityNum": 100 + (i % 400) * 25.0,
+                "active": True,
+                "closed": False,
+            }
+        )
+    return json.dumps(items).encode()
+
+
+def bench_markets(args: argparse.Namespace, server: LoopbackServer) -> dict[str, Any]:
+    """A Polymarket listing of ``--markets`` markets polled through ``source_poll`` (fetch,
+    validate, upsert markets, snapshot prices, select ~5% as draft questions), beside
+    ``json.loads`` of the same bytes alone and beside json + validation into records."""
+    from django.conf import settings
+
+    from ingestion.markets.polymarket import parse_market
+    from ingestion.models import Market, PricePoint, Question, Source
+    from ingestion.services.sources import source_poll
+
+    now = START
+    body = generate_polymarket_listing(args.markets, start=now)
+    # The loopback server ignores query strings, so the listing is one offset page.
+    url = server.serve("/bench/gamma/markets", body, "application/json")
+    settings.HINDSIGHT_FETCH_MAX_BYTES = len(body) + 1
+
+    started = time.perf_counter()
+    decoded = json.loads(body)
+    json_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    records = [parse_market(item, now=now) for item in json.loads(body)]
+    validate_seconds = time.perf_counter() - started
+    assert len(decoded) == len(records) == args.markets
+
+    source = Source.objects.create(
+        name="bench gamma",
+        kind=Source.Kind.POLYMARKET,
+        url=url.removesuffix("/markets"),
+        poll_interval=timedelta(minutes=15),
+        options={
+            "paging": "offset",
+            "page_size": args.markets + 1,
+            "price_history": False,
+            "min_liquidity": 9500,
+            "horizon_days": 365,
+        },
+    )
+    started = time.perf_counter()
+    first = source_poll(source_id=source.pk, now=now)
+    ingest_seconds = time.perf_counter() - started
+    if first.error or Market.objects.count() != args.markets:
+        raise SystemExit(f"market ingest failed: {first.summary()}")
+    questions = Question.objects.count()
+    prices = PricePoint.objects.count()
+
+    started = time.perf_counter()
+    again = source_poll(source_id=source.pk, now=now + timedelta(minutes=15))
+    duplicate_seconds = time.perf_counter() - started
+    if again.error or again.added != 0:
+        raise SystemExit(f"duplicate market poll misbehaved: {again.summary()}")
+
+    json_rate = args.markets / json_seconds
+    validate_rate = args.markets / validate_seconds
+    ingest_rate = args.markets / ingest_seconds
+    duplicate_rate = args.markets / duplicate_seconds
+    return {
+        "markets": args.markets,
+        "listing_bytes": len(body),
+        "questions_created": questions,
+        "price_points": prices,
+        "json_parse_seconds": round(json_seconds, 3),
+        "json_parse_markets_per_s": round(json_rate, 1),
+        "parse_validate_seconds": round(validate_seconds, 3),
+        "parse_validate_markets_per_s": round(validate_rate, 1),
+        "ingest_seconds": round(ingest_seconds, 3),
+        "ingest_markets_per_s": round(ingest_rate, 1),
+        "duplicate_seconds": round(duplicate_seconds, 3),
+        "duplicate_markets_per_s": round(duplicate_rate, 1),
+        "ratio_ingest_to_json_parse": round(ingest_rate / json_rate, 3),
+        "ratio_duplicate_to_json_parse": round(duplicate_rate / json_rate, 3),
+        "ratio_ingest_to_parse_validate": round(ingest_rate / validate_rate, 3),
+        "ratio_duplicate_to_parse_validate": round(duplicate_rate / validate_rate, 3),
+    }
+
+
+# name -> function(args, server) -> figures. Add a workload by defining it above and listing it.
+WORKLOADS: dict[str, Callable[[argparse.Namespace, LoopbackServer], dict[str, Any]]] = {
+    "feed": bench_feed,
+    "markets": bench_markets,
+}
+
+
+def setup_django(scratch_dir: str) -> Callable[[], None]:
+    """Point Django at a scratch database, migrate it, and return its teardown."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
+    import django
+    from django.conf import settings
+
+    django.setup()
+    from django.db import connection
+
+    settings.DEBUG = False
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    if connection.vendor == "sqlite":
+        # A file, like production's embedded database, not the in-memory test default.
+        connection.settings_dict.setdefault("TEST", {})["NAME"] = os.path.join(scratch_dir, "bench.sqlite3")
+    else:
+        connection.settings_dict.setdefault("TEST", {})["NAME"] = f"bench_ingest_{os.getpid()}"
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+
+    def teardown() -> None:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+    return teardown
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--entries", type=int, default=10_000, help="feed entries (default 10000)")
+    parser.add_argument("--markets", type=int, default=5_000, help="markets in the listing (default 5000)")
+    parser.add_argument(
+        "--workload", action="append", choices=sorted(WORKLOADS), help="repeatable; default: every workload"
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch_dir:
+        teardown = setup_django(scratch_dir)
+        server = LoopbackServer()
+        try:
+            from django.db import connection
+
+            figures: dict[str, Any] = {"benchmark": "ingest", "database": connection.vendor, "goal_ratio": GOAL}
+            for name in args.workload or list(WORKLOADS):
+                figures[name] = WORKLOADS[name](args, server)
+        finally:
+            server.close()
+            teardown()
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,20 @@
+"""Forms of the hindsight review pages; the rules themselves live in grading.services.event_review."""
+
+from __future__ import annotations
+
+from django import forms
+
+from grading.models import EventReview
+
+
+class EventReviewForm(forms.Form):
+    event = forms.IntegerField(widget=forms.HiddenInput)
+    decision = forms.ChoiceField(choices=EventReview.Decision.choices, widget=forms.RadioSelect)
+    reason = forms.ChoiceField(
+        choices=[("", "— reject reason —"), *EventReview.RejectReason.choices],
+        required=False,
+        help_text="Required when rejecting (worldreasoner.md Appendix C).",
+    )
+    revised_title = forms.CharField(max_length=500, required=False)
+    revised_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))

@@ -1,0 +1,321 @@
+"""Hindsight graph writes: building a new version, and reviewers' decisions on events."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date, datetime
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from grading.builders import llm, offline
+from grading.builders.common import BuildContext, BuildError, BuildResult, thresholds_from_settings
+from grading.models import (
+    CausalLink,
+    EventReview,
+    GraphBuildAttempt,
+    HindsightBuildRequest,
+    HindsightEvent,
+    HindsightGraph,
+    OutcomeImpact,
+)
+from grading.signals import reference_changed
+from ingestion.models import Article, Question, Resolution
+
+logger = logging.getLogger(__name__)
+BUILDERS = ("offline", "llm")
+ANNOTATORS_GROUP = "annotators"
+
+
+def default_builder() -> str:
+    """The LLM builder when a model is configured, else the offline builder."""
+    return "llm" if llm.is_configured() else "offline"
+
+
+def _announce(graph: HindsightGraph) -> None:
+    question_id, graph_id, version = graph.question_id, graph.pk, graph.version
+    transaction.on_commit(
+        lambda: reference_changed.send(
+            sender=HindsightGraph, question_id=question_id, graph_id=graph_id, version=version
+        )
+    )
+
+
+def _finish(attempt: GraphBuildAttempt, *, reason: str, error: str = "", log: Any = None) -> None:
+    attempt.finished_at = timezone.now()
+    attempt.reason = reason
+    attempt.error = error
+    attempt.succeeded = reason in (GraphBuildAttempt.Reason.BUILT, GraphBuildAttempt.Reason.QUALITY_FAILED)
+    if log is not None:
+        attempt.log = log
+    attempt.save(update_fields=["finished_at", "reason", "error", "succeeded", "log"])
+
+
+def _store(*, question_id: int, result: BuildResult, resolution_version: int, now: datetime) -> HindsightGraph:
+    """Write the whole graph as one new current version, or nothing at all."""
+    with transaction.atomic():
+        # Lock the question so two concurrent builds get consecutive versions.
+        Question.objects.select_for_update().filter(pk=question_id).first()
+        version = (HindsightGraph.objects.filter(question_id=question_id).aggregate(v=Max("version"))["v"] or 0) + 1
+        HindsightGraph.objects.filter(question_id=question_id, is_current=True).update(is_current=False)
+        draft = result.draft
+        graph = HindsightGraph.objects.create(
+            question_id=question_id,
+            version=version,
+            is_current=True,
+            builder=result.builder,
+            builder_version=result.builder_version,
+            model_name=result.model_name,
+            prompts=result.prompts,
+            token_usage=result.token_usage,
+            explanation=draft.explanation,
+            graph_built=result.quality.passed,
+            quality=result.quality.as_dict(),
+            resolution_version=resolution_version,
+            created_at=now,
+        )
+        existing = set(Article.objects.filter(pk__in=draft.source_ids()).values_list("pk", flat=True))
+        events = {
+            e.key: HindsightEvent(
+                graph=graph,
+                key=e.key,
+                title=e.title[:500],
+                description=e.description,
+                occurred_on=e.occurred_on,
+                event_type=e.event_type,
+                is_outcome=e.is_outcome,
+            )
+            for e in draft.events
+        }
+        HindsightEvent.objects.bulk_create(events.values())
+        source_rows = [
+            HindsightEvent.sources.through(hindsightevent_id=events[e.key].pk, article_id=a)
+            for e in draft.events
+            for a in e.source_ids
+            if a in existing
+        ]
+        HindsightEvent.sources.through.objects.bulk_create(source_rows)
+        OutcomeImpact.objects.bulk_create(
+            OutcomeImpact(
+                event=events[e.key],
+                direction=e.impact.direction,
+                magnitude=e.impact.magnitude,
+                confidence=e.impact.confidence,
+            )
+            for e in draft.events
+            if e.impact is not None
+        )
+        links = [
+            CausalLink(
+                graph=graph,
+                source=events[link.source],
+                target=events[link.target],
+                relation=link.relation,
+                strength=link.strength,
+                confidence=link.confidence,
+                reasoning=link.reasoning,
+            )
+            for link in draft.links
+        ]
+        CausalLink.objects.bulk_create(links)
+        CausalLink.evidence.through.objects.bulk_create(
+            CausalLink.evidence.through(causallink_id=row.pk, article_id=a)
+            for row, link in zip(links, draft.links, strict=True)
+            for a in link.evidence_ids
+            if a in existing
+        )
+        _announce(graph)
+    return graph
+
+
+def hindsight_build(
+    *, question_id: int, builder: str | None = None, now: datetime | None = None
+) -> HindsightGraph | None:
+    """Build and store a new hindsight graph version for a resolved question.
+
+    Returns the stored graph (``graph_built`` tells whether it met the quality thresholds), or None
+    when no graph could be built; every call leaves a GraphBuildAttempt with the reason. Model calls
+    happen outside any transaction (they can take minutes); the graph itself is written in one.
+    Never raises for build failures, so the question's outcome grading is unaffected.
+    """
+    now = now or timezone.now()
+    builder = builder or default_builder()
+    if builder not in BUILDERS:
+        raise ValidationError({"builder": f"{builder!r} is not one of {', '.join(BUILDERS)}."})
+    question = Question.objects.filter(pk=question_id).first()
+    if question is None:
+        raise ValidationError({"question_id": f"No question with id {question_id}."})
+    attempt = GraphBuildAttempt.objects.create(question=question, builder=builder, started_at=now)
+    resolution = question.current_resolution
+    if (
+        question.status != Question.Status.RESOLVED
+        or resolution is None
+        or resolution.kind not in (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
+    ):
+        _finish(
+            attempt,
+            reason=GraphBuildAttempt.Reason.NOT_RESOLVED,
+            error=f"Question {question_id} is {question.status}, not resolved; hindsight graphs need an outcome.",
+        )
+        return None
+    attempt.resolution_version = resolution.version
+    attempt.save(update_fields=["resolution_version"])
+    ctx = BuildContext.for_question(question, resolution)
+    thresholds = thresholds_from_settings()
+    try:
+        if builder == "llm":
+            result = llm.build(
+                ctx,
+                thresholds=thresholds,
+                budget=settings.HINDSIGHT_GRAPH_BUDGET,
+                max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
+            )
+        else:
+            result = offline.build(
+                ctx,
+                thresholds=thresholds,
+                max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
+                max_events=settings.HINDSIGHT_GRAPH_MAX_EVENTS,
+                budget=settings.HINDSIGHT_GRAPH_BUDGET,
+            )
+    except BuildError as exc:
+        _finish(attempt, reason=exc.reason, error=exc.message, log=exc.log)
+        return None
+    except Exception as exc:  # an unexpected failure must still leave a recorded attempt, not a crash
+        logger.exception("hindsight build for question %s failed", question_id)
+        _finish(attempt, reason=GraphBuildAttempt.Reason.ERROR, error=f"{type(exc).__name__}: {exc}")
+        return None
+    try:
+        graph = _store(question_id=question.pk, result=result, resolution_version=resolution.version, now=now)
+    except Exception as exc:
+        logger.exception("storing the hindsight graph for question %s failed", question_id)
+        _finish(attempt, reason=GraphBuildAttempt.Reason.ERROR, error=f"Storing failed: {type(exc).__name__}: {exc}")
+        return None
+    attempt.graph = graph
+    attempt.save(update_fields=["graph"])
+    if graph.graph_built:
+        _finish(attempt, reason=GraphBuildAttempt.Reason.BUILT, log=result.log)
+    else:
+        _finish(
+            attempt,
+            reason=GraphBuildAttempt.Reason.QUALITY_FAILED,
+            error="Quality thresholds unmet after the correction budget: " + " ".join(result.quality.failures),
+            log=result.log,
+        )
+    return graph
+
+
+def hindsight_build_claim(*, question_id: int, resolution_version: int, now: datetime | None = None) -> bool:
+    """Claim the automatic build for one resolution version; False when another delivery has it."""
+    now = now or timezone.now()
+    HindsightBuildRequest.objects.get_or_create(question_id=question_id, resolution_version=resolution_version)
+    return (
+        HindsightBuildRequest.objects.filter(
+            question_id=question_id, resolution_version=resolution_version, claimed_at=None
+        ).update(claimed_at=now)
+        == 1
+    )
+
+
+def hindsight_build_release(
+    *, question_id: int, resolution_version: int, finished: bool, now: datetime | None = None
+) -> None:
+    """Mark the claimed build finished, or release the claim so a retry can take it."""
+    query = HindsightBuildRequest.objects.filter(question_id=question_id, resolution_version=resolution_version)
+    if finished:
+        query.update(finished_at=now or timezone.now())
+    else:
+        query.update(claimed_at=None)
+
+
+def can_review(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Staff and members of the "annotators" group review hindsight events."""
+    if not user.is_authenticated:
+        return False
+    return bool(getattr(user, "is_staff", False)) or getattr(user, "groups").filter(name=ANNOTATORS_GROUP).exists()  # noqa: B009
+
+
+@transaction.atomic
+def event_review(
+    *,
+    event: HindsightEvent,
+    reviewer: AbstractBaseUser,
+    decision: str,
+    reason: str = "",
+    revised_title: str = "",
+    revised_date: date | None = None,
+    note: str = "",
+    now: datetime | None = None,
+) -> EventReview:
+    """Record one reviewer's decision on an event and apply it; every decision is kept.
+
+    The event's status follows the latest decision by any reviewer: approve -> Approved, reject ->
+    Rejected (it leaves the reference evidence set and the key-event set), revise -> Revised with
+    the new title and/or date applied (the builder's originals are kept). A decision that changes
+    which events count or what they say announces ``reference_changed``.
+    """
+    now = now or timezone.now()
+    errors: dict[str, str] = {}
+    if not can_review(reviewer):
+        errors["reviewer"] = "Only staff or members of the annotators group can review hindsight events."
+    if decision not in EventReview.Decision.values:
+        errors["decision"] = f"{decision!r} is not one of {', '.join(EventReview.Decision.values)}."
+    revised_title = revised_title.strip()
+    if decision == EventReview.Decision.REJECT:
+        if reason not in EventReview.RejectReason.values:
+            errors["reason"] = f"A rejection needs one of the reasons {', '.join(EventReview.RejectReason.values)}."
+    elif reason:
+        errors["reason"] = "A reason is only given when rejecting."
+    if decision == EventReview.Decision.REVISE:
+        if not revised_title and revised_date is None:
+            errors["revised_title"] = "A revision changes the title, the date, or both."
+        if revised_title and len(revised_title) < 5:
+            errors["revised_title"] = "A revised title has at least 5 characters."
+        if len(revised_title) > 500:
+            errors["revised_title"] = "A revised title has at most 500 characters."
+        if revised_date is not None and not isinstance(revised_date, date):
+            errors["revised_date"] = "The revised date must be a date."
+    elif revised_title or revised_date is not None:
+        errors["decision"] = "A revised title or date needs the decision 'revise'."
+    if errors:
+        raise ValidationError(errors)
+    locked = HindsightEvent.objects.select_for_update().select_related("graph").get(pk=event.pk)
+    before = (locked.review_status == HindsightEvent.ReviewStatus.REJECTED, locked.title, locked.occurred_on)
+    review = EventReview.objects.create(
+        event=locked,
+        reviewer=reviewer,  # type: ignore[misc]  # AUTH_USER_MODEL, typed as the abstract base
+        decision=decision,
+        reason=reason,
+        revised_title=revised_title,
+        revised_date=revised_date,
+        note=note.strip(),
+        created_at=now,
+    )
+    fields = ["review_status"]
+    if decision == EventReview.Decision.APPROVE:
+        locked.review_status = HindsightEvent.ReviewStatus.APPROVED
+    elif decision == EventReview.Decision.REJECT:
+        locked.review_status = HindsightEvent.ReviewStatus.REJECTED
+    else:
+        locked.review_status = HindsightEvent.ReviewStatus.REVISED
+        if not locked.original_title:
+            locked.original_title = locked.title
+            locked.original_occurred_on = locked.occurred_on
+            fields += ["original_title", "original_occurred_on"]
+        if revised_title:
+            locked.title = revised_title
+            fields.append("title")
+        if revised_date is not None:
+            locked.occurred_on = revised_date
+            fields.append("occurred_on")
+    locked.save(update_fields=fields)
+    after = (locked.review_status == HindsightEvent.ReviewStatus.REJECTED, locked.title, locked.occurred_on)
+    if before != after and locked.graph.is_current:
+        _announce(locked.graph)
+    event.refresh_from_db()
+    return review

@@ -1,0 +1,193 @@
+"""Storing articles, and the RSS/Atom poller that feeds them in.
+
+``article_store_many`` is the one way articles enter the database: it canonicalises URLs,
+drops entries already stored (same canonical URL, or same content under another URL) and
+inserts the rest in bulk.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+
+from ingestion.canonical import InvalidURL, canonical_url, content_hash
+from ingestion.feeds import parse_feed
+from ingestion.fetching import fetch
+from ingestion.models import Article, Source
+from ingestion.services.sources import PollReport, register_poller
+
+# Rows per existence query and per INSERT: well under SQLite's and PostgreSQL's parameter limits.
+BATCH_SIZE = 500
+FEED_ACCEPT = (
+    "application/rss+xml, application/rdf+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
+)
+
+
+@dataclass
+class ArticleStoreResult:
+    added: int = 0
+    skipped: int = 0
+    skip_reasons: Counter[str] = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+
+
+def _aware_utc(value: Any) -> datetime | None:
+    """Aware UTC, or None: a naive or unparsable time is as good as no time for evidence."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if not isinstance(value, datetime) or value.tzinfo is None or value.utcoffset() is None:
+        return None
+    return value.astimezone(UTC)
+
+
+@transaction.atomic
+def article_store_many(
+    *, source: Source | None, entries: Iterable[Mapping[str, Any]], fetched_at: datetime
+) -> ArticleStoreResult:
+    """Store article dicts (url, title, summary, body as plain text, author, language,
+    published_at) and report how many were added and why the others were skipped.
+
+    The same story twice (same canonical URL, or the same normalised title and text under two
+    URLs) is stored once, whether the copy is in this batch or already in the database.
+    """
+    result = ArticleStoreResult()
+    candidates: list[Article] = []
+    batch_urls: set[str] = set()
+    batch_hashes: set[str] = set()
+
+    def skip(position: int, reason: str, detail: str = "") -> None:
+        result.skip_reasons[reason] += 1
+        result.problems.append(f"entry {position}: {detail or reason}")
+
+    for index, entry in enumerate(entries, start=1):
+        # Feeds number entries by their place in the document, before any were left out.
+        position = int(entry.get("position") or index)
+        title = str(entry.get("title") or "").strip()[:1000]
+        if not title:
+            skip(position, "missing title")
+            continue
+        try:
+            url = canonical_url(str(entry.get("url") or ""))
+        except InvalidURL as exc:
+            skip(position, "invalid URL", str(exc))
+            continue
+        if len(url) > 2000:
+            skip(position, "URL too long", f"URL longer than 2000 characters: {url[:80]}…")
+            continue
+        summary = str(entry.get("summary") or "")
+        body = str(entry.get("body") or "")
+        digest = content_hash(title, body or summary, url=url)
+        if url in batch_urls or digest in batch_hashes:
+            result.skip_reasons["already stored"] += 1
+            continue
+        batch_urls.add(url)
+        batch_hashes.add(digest)
+        candidates.append(
+            Article(
+                source=source,
+                url=url,
+                title=title,
+                summary=summary,
+                body=body,
+                author=str(entry.get("author") or "")[:300],
+                language=str(entry.get("language") or "")[:20],
+                published_at=_aware_utc(entry.get("published_at")),
+                fetched_at=fetched_at,
+                content_hash=digest,
+            )
+        )
+
+    new: list[Article] = []
+    for start in range(0, len(candidates), BATCH_SIZE):
+        chunk = candidates[start : start + BATCH_SIZE]
+        known = Article.objects.filter(
+            Q(url__in=[a.url for a in chunk]) | Q(content_hash__in=[a.content_hash for a in chunk])
+        ).values_list("url", "content_hash")
+        known_urls: set[str] = set()
+        known_hashes: set[str] = set()
+        for url, digest in known:
+            known_urls.add(url)
+            known_hashes.add(digest)
+        for article in chunk:
+            if article.url in known_urls or article.content_hash in known_hashes:
+                result.skip_reasons["already stored"] += 1
+            else:
+                new.append(article)
+    # ignore_conflicts: another source storing the same story at this moment must not abort
+    # this poll's transaction; its copy wins and ours is dropped.
+    Article.objects.bulk_create(new, batch_size=BATCH_SIZE, ignore_conflicts=True)
+    result.added = len(new)
+    result.skipped = sum(result.skip_reasons.values())
+    return result
+
+
+@dataclass
+class FeedPayload:
+    """What ``rss_fetch`` hands to ``rss_store``: parsed entries, or a 304."""
+
+    not_modified: bool
+    etag: str
+    last_modified: str
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    skip_reasons: Counter[str] = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def item_count(self) -> int:
+        return len(self.entries)
+
+
+def rss_fetch(*, source: Source, now: datetime) -> FeedPayload:
+    """Conditional GET of the feed and parse; raises FetchError / FeedParseError."""
+    max_bytes = source.options.get("max_bytes") if isinstance(source.options, dict) else None
+    response = fetch(
+        source.url,
+        etag=source.etag,
+        last_modified=source.last_modified,
+        accept=FEED_ACCEPT,
+        max_bytes=int(max_bytes) if isinstance(max_bytes, int | float) and max_bytes > 0 else None,
+        now=now,
+    )
+    if response.not_modified:
+        # A 304 may refresh the validators; without them keep the ones we sent.
+        return FeedPayload(
+            not_modified=True,
+            etag=response.etag or source.etag,
+            last_modified=response.last_modified or source.last_modified,
+        )
+    parsed = parse_feed(response.content, base_url=response.url)
+    return FeedPayload(
+        not_modified=False,
+        etag=response.etag,
+        last_modified=response.last_modified,
+        entries=parsed.entries,
+        skip_reasons=parsed.skipped,
+        problems=parsed.problems,
+    )
+
+
+def rss_store(*, source: Source, payload: FeedPayload, now: datetime) -> PollReport:
+    source.etag, source.last_modified = payload.etag, payload.last_modified
+    if payload.not_modified:
+        return PollReport(source_id=source.pk, not_modified=True)
+    stored = article_store_many(source=source, entries=payload.entries, fetched_at=now)
+    reasons = payload.skip_reasons + stored.skip_reasons
+    return PollReport(
+        source_id=source.pk,
+        added=stored.added,
+        skipped=sum(reasons.values()),
+        skip_reasons=dict(reasons),
+        problems=payload.problems + stored.problems,
+    )
+
+
+register_poller(Source.Kind.RSS, fetch=rss_fetch, store=rss_store)

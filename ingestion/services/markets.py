@@ -1,0 +1,478 @@
+"""Prediction markets: polling Polymarket, Manifold and Kalshi sources into Market and PricePoint
+rows, turning selected markets into questions, and following their resolutions.
+
+A poll has the two halves ``ingestion.services.sources`` asks for: ``market_fetch`` reads the
+platform's API (and the database, to know which markets already carry questions) and validates
+everything into typed records; ``market_store`` writes them in the one transaction the poll
+framework opens, so a poll that fails stores nothing.
+
+Resolutions follow the market but never overwrite: every change goes through the versioned
+question services (resolve, amend, un-resolve, annul), which announce it for regrading.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
+
+from ingestion.fetching import HTTPStatusError
+from ingestion.markets import (
+    YES,
+    JsonClient,
+    JsonGetter,
+    Listing,
+    MarketFormatError,
+    MarketRecord,
+    kalshi,
+    manifold,
+    option_bool,
+    option_float,
+    option_int,
+    polymarket,
+)
+from ingestion.models import Market, PricePoint, Question, Resolution, Source
+from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
+from ingestion.services.questions import question_annul, question_resolve, question_unresolve, question_upsert
+from ingestion.services.sources import PollReport, register_poller
+
+PLATFORM_LABELS: dict[str, str] = {
+    Market.Platform.POLYMARKET.value: "Polymarket",
+    Market.Platform.MANIFOLD.value: "Manifold",
+    Market.Platform.KALSHI.value: "Kalshi",
+}
+# Kalshi markets are uniform: a malformed one means the format changed, so the poll fails.
+STRICT_PLATFORMS = frozenset({Market.Platform.KALSHI.value})
+
+
+class MarketClient(Protocol):
+    def list_markets(self, *, now: datetime, listing: Listing) -> None: ...
+
+    def market(self, external_id: str, *, now: datetime) -> MarketRecord: ...
+
+    def with_history(self, record: MarketRecord, *, since: datetime | None, now: datetime) -> MarketRecord: ...
+
+
+def market_client(*, source: Source, get: JsonGetter) -> MarketClient:
+    options = source.options or {}
+    if source.kind == Source.Kind.POLYMARKET:
+        return polymarket.PolymarketClient(base_url=source.url, options=options, get=get)
+    if source.kind == Source.Kind.MANIFOLD:
+        return manifold.ManifoldClient(base_url=source.url, options=options, get=get)
+    if source.kind == Source.Kind.KALSHI:
+        return kalshi.KalshiClient(base_url=source.url, options=options, get=get)
+    raise ValueError(f"source {source.pk} of kind {source.kind!r} is not a market source")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which markets of a source become questions (source options of the same names)."""
+
+    open_questions: bool = False
+    min_liquidity: float | None = None
+    min_volume: float | None = None
+    min_bettors: float | None = None
+    horizon_days: int = 90
+    price_history: bool = True
+    track_days: int = 30
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> Selection:
+        if not isinstance(options, Mapping):
+            raise MarketFormatError("source options must be a JSON object")
+        return cls(
+            open_questions=option_bool(options, "open_questions", False),
+            min_liquidity=option_float(options, "min_liquidity"),
+            min_volume=option_float(options, "min_volume"),
+            min_bettors=option_float(options, "min_bettors"),
+            horizon_days=option_int(options, "horizon_days", 90),
+            price_history=option_bool(options, "price_history", True),
+            track_days=option_int(options, "track_days", 30, minimum=0),
+        )
+
+    def accepts(self, record: MarketRecord, *, now: datetime, check_outcomes: bool = True) -> bool:
+        """A binary or multiple-choice market, still open, closing within the horizon and past
+        every threshold the platform reports (a figure the platform does not publish, such as
+        Polymarket's bettor count, does not exclude a market)."""
+        if record.question_type not in ("binary", "multiple_choice") or record.state.kind != "open":
+            return False
+        if check_outcomes and len(record.outcomes) < 2:
+            return False
+        if record.close_at is None or not now < record.close_at <= now + timedelta(days=self.horizon_days):
+            return False
+        for threshold, value in (
+            (self.min_liquidity, record.liquidity),
+            (self.min_volume, record.volume),
+            (self.min_bettors, record.bettors),
+        ):
+            if threshold is not None and value is not None and value < threshold:
+                return False
+        return True
+
+
+@dataclass
+class MarketPayload:
+    platform: str
+    selection: Selection
+    records: list[MarketRecord] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    pages: int = 0
+    requests: int = 0
+
+    @property
+    def item_count(self) -> int:
+        return len(self.records)
+
+
+def _skip_or_raise(*, platform: str, exc: MarketFormatError, skipped: list[str]) -> None:
+    if platform in STRICT_PLATFORMS:
+        raise exc
+    skipped.append(str(exc))
+
+
+def market_fetch(*, source: Source, now: datetime, get: JsonGetter | None = None) -> MarketPayload:
+    """Fetch and validate a market source's listing, the markets its questions follow, and
+    price paths for the markets that carry (or will carry) questions. Writes nothing."""
+    selection = Selection.from_options(source.options or {})
+    platform = str(source.kind)
+    payload = MarketPayload(platform=platform, selection=selection)
+    with JsonClient() as http:
+        client = market_client(source=source, get=get or http.get)
+        listing = Listing()
+        client.list_markets(now=now, listing=listing)
+        payload.skipped.extend(listing.skipped)
+        payload.pages = listing.pages
+        records: dict[str, MarketRecord] = {}
+        for record in listing.records:
+            records[record.external_id] = record
+        tracked = set(market_tracked_external_ids(platform=platform, now=now, track_days=selection.track_days))
+        # Markets followed by a question but no longer in the listing (closed, settled): ask
+        # for each directly, so their resolution is seen whatever the listing filters show.
+        for external_id in sorted(tracked - set(records)):
+            try:
+                records[external_id] = client.market(external_id, now=now)
+            except MarketFormatError as exc:
+                _skip_or_raise(platform=platform, exc=exc, skipped=payload.skipped)
+            except HTTPStatusError as exc:
+                if exc.status_code != 404:
+                    raise
+                payload.skipped.append(f"{PLATFORM_LABELS[platform]} market {external_id}: no longer exists (404)")
+        wanted = {
+            key
+            for key, record in records.items()
+            if key in tracked or selection.accepts(record, now=now, check_outcomes=False)
+        }
+        if platform == Market.Platform.MANIFOLD:
+            for key in sorted(wanted):
+                if manifold.needs_detail(records[key]):
+                    try:
+                        records[key] = client.market(key, now=now)
+                    except MarketFormatError as exc:
+                        payload.skipped.append(str(exc))
+                        del records[key]
+        if selection.price_history:
+            since_by_id = market_latest_price_times(platform=platform, external_ids=wanted & set(records))
+            for key in sorted(wanted & set(records)):
+                try:
+                    records[key] = client.with_history(records[key], since=since_by_id.get(key), now=now)
+                except MarketFormatError as exc:
+                    _skip_or_raise(platform=platform, exc=exc, skipped=payload.skipped)
+                    del records[key]
+        payload.records = list(records.values())
+        payload.requests = getattr(http, "requests", 0) if get is None else 0
+    return payload
+
+
+@dataclass
+class MarketStoreResult:
+    markets: dict[str, Market]
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    prices_added: int = 0
+
+
+_MARKET_FIELDS = ("title", "outcomes", "url", "open_at", "close_at", "status", "liquidity", "volume", "bettors", "raw")
+
+
+def _market_values(record: MarketRecord) -> dict[str, Any]:
+    return {
+        "title": record.title[:1000],
+        "outcomes": list(record.outcomes),
+        "url": record.url[:1000],
+        "open_at": record.open_at,
+        "close_at": record.close_at,
+        "status": record.status[:30],
+        "liquidity": record.liquidity,
+        "volume": record.volume,
+        "bettors": record.bettors,
+        "raw": record.raw,
+    }
+
+
+@transaction.atomic
+def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord], now: datetime) -> MarketStoreResult:
+    """Store markets and their prices, de-duplicated on (platform, external id) and on
+    (market, outcome, time). Unchanged markets are not written; a snapshot price is stored only
+    when it differs from the latest stored price of that outcome."""
+    by_key: dict[tuple[str, str], MarketRecord] = {}
+    for record in records:
+        by_key[(record.platform, record.external_id[:300])] = record
+    result = MarketStoreResult(markets={})
+    if not by_key:
+        return result
+    existing: dict[tuple[str, str], Market] = {}
+    for platform in {p for p, _ in by_key}:
+        ids = [e for p, e in by_key if p == platform]
+        for market in Market.objects.filter(platform=platform, external_id__in=ids):
+            existing[(market.platform, market.external_id)] = market
+    to_write: list[Market] = []
+    for key, record in by_key.items():
+        values = _market_values(record)
+        found = existing.get(key)
+        if found is None:
+            market = Market(platform=key[0], external_id=key[1], source=source, **values)
+            result.created += 1
+            to_write.append(market)
+            result.markets[key[1]] = market
+            continue
+        market = found
+        if any(getattr(market, name) != value for name, value in values.items()) or (
+            source is not None and market.source_id is None
+        ):
+            for name, value in values.items():
+                setattr(market, name, value)
+            # The first source to list a market keeps it; two overlapping sources must not
+            # flip it back and forth on every poll.
+            if source is not None and market.source_id is None:
+                market.source = source
+            result.updated += 1
+            to_write.append(market)
+        else:
+            result.unchanged += 1
+        result.markets[key[1]] = market
+    if to_write:
+        # One upsert statement: a market created by another source meanwhile is updated, not
+        # duplicated, and PostgreSQL returns every primary key.
+        written = Market.objects.bulk_create(
+            to_write,
+            update_conflicts=True,
+            unique_fields=["platform", "external_id"],
+            update_fields=[*_MARKET_FIELDS, "source", "updated_at"],
+            batch_size=1000,
+        )
+        for market in written:
+            result.markets[market.external_id] = market
+    if any(m.pk is None for m in result.markets.values()):
+        # Backends that do not return keys from an upsert (SQLite before 3.35): look them up.
+        missing = [k for k, m in result.markets.items() if m.pk is None]
+        for market in Market.objects.filter(external_id__in=missing, platform__in={p for p, _ in by_key}):
+            result.markets[market.external_id] = market
+    result.prices_added = _store_prices(by_key=by_key, markets=result.markets)
+    return result
+
+
+def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], markets: Mapping[str, Market]) -> int:
+    snapshot_ids = [markets[e].pk for (_, e), r in by_key.items() if r.prices_are_snapshot and r.prices]
+    latest: dict[tuple[int, str], tuple[datetime, float]] = {}
+    if snapshot_ids:
+        rows = (
+            PricePoint.objects.filter(market_id__in=snapshot_ids)
+            .annotate(rank=Window(RowNumber(), partition_by=[F("market_id"), F("outcome")], order_by=F("time").desc()))
+            .filter(rank=1)
+            .values_list("market_id", "outcome", "time", "probability")
+        )
+        latest = {(m, o): (t, p) for m, o, t, p in rows}
+    points: list[PricePoint] = []
+    for (_, external_id), record in by_key.items():
+        market = markets[external_id]
+        for price in record.prices:
+            if not (0.0 <= price.probability <= 1.0) or not math.isfinite(price.probability):
+                continue
+            if record.prices_are_snapshot:
+                last = latest.get((market.pk, price.outcome[:300]))
+                if last is not None and (price.time <= last[0] or abs(last[1] - price.probability) < 1e-9):
+                    continue
+            points.append(
+                PricePoint(market=market, outcome=price.outcome[:300], time=price.time, probability=price.probability)
+            )
+    if not points:
+        return 0
+    market_ids = {p.market_id for p in points}
+    before = PricePoint.objects.filter(market_id__in=market_ids).count()
+    PricePoint.objects.bulk_create(points, ignore_conflicts=True, batch_size=2000)
+    return PricePoint.objects.filter(market_id__in=market_ids).count() - before
+
+
+def question_external_id(*, platform: str, external_id: str) -> str:
+    return f"{platform}:{external_id}"[:300]
+
+
+def _question_data(*, record: MarketRecord, selection: Selection, now: datetime) -> dict[str, Any]:
+    label = PLATFORM_LABELS.get(record.platform, record.platform)
+    assert record.close_at is not None
+    criteria = (
+        f"Resolves as the {label} market resolves"
+        + (f" ({record.url})" if record.url else f" (id {record.external_id})")
+        + ". A market that is cancelled, resolved to MKT or settled 50/50 annuls the question."
+    )
+    data: dict[str, Any] = {
+        "external_id": question_external_id(platform=record.platform, external_id=record.external_id),
+        "title": record.title[:1000],
+        "type": record.question_type,
+        "track": Question.Track.LIVE,
+        "open_at": now,
+        "close_at": record.close_at,
+        "resolution_criteria": criteria,
+        "background": record.description[:20000],
+        "origin": Question.Origin.MARKET,
+        "attribution": {"source": label, "market_id": record.external_id, "url": record.url},
+    }
+    if record.url:
+        data["provenance_url"] = record.url
+    if record.question_type == "multiple_choice":
+        data["options"] = list(record.outcomes)
+    if not selection.open_questions:
+        data["status"] = Question.Status.DRAFT
+    return data
+
+
+@dataclass
+class QuestionSyncResult:
+    questions_created: int = 0
+    resolutions_added: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def _author_label(platform: str) -> str:
+    return f"market:{platform}"
+
+
+def market_questions_sync(
+    *, records: Iterable[MarketRecord], markets: Mapping[str, Market], selection: Selection, now: datetime
+) -> QuestionSyncResult:
+    """Create questions for newly selected markets and bring every market question's
+    resolution in line with its market. Call inside the poll's transaction."""
+    result = QuestionSyncResult()
+    records = list(records)
+    qids = {question_external_id(platform=r.platform, external_id=r.external_id): r for r in records}
+    questions = {q.external_id: q for q in Question.objects.filter(external_id__in=list(qids))}
+    for qid, record in qids.items():
+        market = markets[record.external_id]
+        question = questions.get(qid)
+        if question is None:
+            if not selection.accepts(record, now=now):
+                continue
+            try:
+                # A savepoint: a market whose question data is refused is reported, not fatal.
+                with transaction.atomic():
+                    question, _ = question_upsert(
+                        data=_question_data(record=record, selection=selection, now=now),
+                        origin=Question.Origin.MARKET,
+                        now=now,
+                    )
+                    question.market = market
+                    question.save(update_fields=["market", "updated_at"])
+            except ValidationError as exc:
+                result.problems.append(f"{record.platform} market {record.external_id}: question refused: {exc}")
+                continue
+            result.questions_created += 1
+            continue
+        if question.market_id != market.pk:
+            question.market = market
+            question.save(update_fields=["market", "updated_at"])
+        try:
+            with transaction.atomic():
+                if _sync_resolution(question=question, record=record, now=now):
+                    result.resolutions_added += 1
+        except ValidationError as exc:
+            result.problems.append(f"{record.platform} market {record.external_id}: resolution refused: {exc}")
+    return result
+
+
+def _sync_resolution(*, question: Question, record: MarketRecord, now: datetime) -> bool:
+    """Apply the market's state to its question; True when a resolution version was added."""
+    # Drafts await curation and rejected drafts are a closed decision: neither follows the market.
+    if question.status == Question.Status.DRAFT or question.rejection_reason:
+        return False
+    state = record.state
+    label = _author_label(record.platform)
+    evidence = {
+        "platform": record.platform,
+        "market_id": record.external_id,
+        "status": record.status,
+        "url": record.url,
+    }
+    platform_name = PLATFORM_LABELS.get(record.platform, record.platform)
+    if state.kind == "held":
+        return False
+    if state.kind == "open":
+        current = question.current_resolution
+        # Only withdraw what a market put there: a staff decision stands until staff change it.
+        if current is None or current.kind == Resolution.Kind.UNRESOLVE or current.author_label != label:
+            return False
+        note = f"The {platform_name} market is no longer resolved (status {record.status or 'open'})."
+        return question_unresolve(question=question, note=note, author_label=label, now=now) is not None
+    if state.kind == "annulled":
+        return (
+            question_annul(question=question, reason=state.reason, author_label=label, evidence=evidence, now=now)
+            is not None
+        )
+    outcome: Any = state.outcome
+    if question.type == Question.Type.BINARY:
+        outcome = state.outcome == YES
+    stage = "provisional" if state.provisional else "final"
+    note = f"{platform_name} market {record.status}: {state.outcome} ({stage})."
+    resolution = question_resolve(
+        question=question,
+        outcome=outcome,
+        resolved_at=state.resolved_at,
+        provisional=state.provisional,
+        note=note,
+        evidence=evidence,
+        author_label=label,
+        now=now,
+    )
+    return resolution is not None
+
+
+def market_store(*, source: Source, payload: MarketPayload, now: datetime) -> PollReport:
+    """Store one fetched market poll (the poll framework wraps this in a transaction)."""
+    stored = market_upsert_many(source=source, records=payload.records, now=now)
+    synced = market_questions_sync(
+        records=payload.records, markets=stored.markets, selection=payload.selection, now=now
+    )
+    report = PollReport(source_id=source.pk)
+    report.added = stored.created + stored.prices_added + synced.questions_created + synced.resolutions_added
+    report.skipped = stored.unchanged + len(payload.skipped) + len(synced.problems)
+    reasons = {
+        "unchanged market": stored.unchanged,
+        "invalid market": len(payload.skipped),
+        "question or resolution refused": len(synced.problems),
+    }
+    report.skip_reasons = {k: v for k, v in reasons.items() if v}
+    report.problems = [*payload.skipped, *synced.problems]
+    return report
+
+
+def market_poll_records(
+    *, source: Source, records: list[MarketRecord], now: datetime, skipped: list[str] | None = None
+) -> PollReport:
+    """Store already-parsed records as one poll would (benchmarks and tests of the store half)."""
+    payload = MarketPayload(
+        platform=str(source.kind), selection=Selection.from_options(source.options or {}), records=records
+    )
+    payload.skipped = list(skipped or [])
+    with transaction.atomic():
+        return market_store(source=source, payload=payload, now=now)
+
+
+for _kind in (Source.Kind.POLYMARKET, Source.Kind.MANIFOLD, Source.Kind.KALSHI):
+    register_poller(_kind, fetch=market_fetch, store=market_store)

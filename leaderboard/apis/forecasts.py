@@ -1,0 +1,283 @@
+"""POST /api/v1/forecasts/, POST /api/v1/forecasts/batch/, GET /api/v1/forecasts/ (own only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import exceptions, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception, error_body, paginated
+from leaderboard.authentication import request_agent
+from leaderboard.models import Forecast, Grade
+from leaderboard.selectors.forecasts import forecast_current_grades, forecast_list_for_agent
+from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
+from leaderboard.services.forecasts import ForecastInput, SubmitResult, forecast_submit, forecast_submit_batch
+from leaderboard.throttling import TokenRateThrottle
+
+MAX_BATCH_ITEMS = 1000
+
+
+class ForecastInputSerializer(serializers.Serializer):
+    question = serializers.IntegerField(help_text="Question id.")
+    session = serializers.UUIDField(
+        required=False, allow_null=True, help_text="Your replay session id (replay questions); null for live ones."
+    )
+    prediction = serializers.JSONField(help_text="Shape depends on the question type; see the API description.")
+    sources = serializers.JSONField(
+        required=False,
+        default=list,  # type: ignore[arg-type]
+        help_text="Cited sources: article ids or http(s) URLs (at most 200).",
+    )
+    rationale = serializers.JSONField(required=False, default="", help_text="Free text.")  # type: ignore[arg-type]
+    graph = serializers.JSONField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text='Forecast graph {"events": [{id, title, description, date}], "edges": [{source, target, '
+        "relation, strength, confidence}]}.",
+    )
+    idempotency_key = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=200, help_text="Retries with the same key are safe."
+    )
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                raise exceptions.ValidationError(
+                    {k: [f"unknown field; allowed: {', '.join(self.fields)}"] for k in unknown}
+                )
+        return super().to_internal_value(data)
+
+    def to_input(self) -> ForecastInput:
+        v = self.validated_data
+        return ForecastInput(
+            question_id=v["question"],
+            session_id=v.get("session"),
+            prediction=v["prediction"],
+            sources=v.get("sources"),
+            rationale=v.get("rationale"),
+            graph=v.get("graph"),
+            idempotency_key=v.get("idempotency_key", "").strip(),
+        )
+
+
+class GradeOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Grade
+        fields = [
+            "version",
+            "grader_version",
+            "resolution_version",
+            "void",
+            "contaminated",
+            "counts",
+            "correct",
+            "brier",
+            "log_score",
+            "market_edge",
+            "pinball",
+            "first_level_f1",
+            "second_level_f1",
+            "kl_binary",
+            "kl_quad",
+            "open_precision",
+            "open_recall",
+            "open_f1",
+            "judge",
+            "source_precision",
+            "source_recall",
+            "leaks",
+            "key_event_recall",
+            "event_precision",
+            "event_recall",
+            "event_f1",
+            "temporal_mae",
+            "created_at",
+        ]
+
+
+class ForecastOutputSerializer(serializers.ModelSerializer):
+    question = serializers.IntegerField(source="question_id")
+    session = serializers.UUIDField(source="session_id", allow_null=True)
+    agent = serializers.CharField(source="agent.slug")
+    grade = serializers.SerializerMethodField(help_text="The current grade once the outcome is public, else null.")
+
+    class Meta:
+        model = Forecast
+        fields = [
+            "id",
+            "question",
+            "session",
+            "agent",
+            "received_at",
+            "prediction",
+            "sources",
+            "rationale",
+            "graph",
+            "idempotency_key",
+            "channel",
+            "grade",
+        ]
+
+    @extend_schema_field(GradeOutputSerializer(allow_null=True))
+    def get_grade(self, obj: Forecast) -> dict[str, Any] | None:
+        grade = self.context.get("grades", {}).get(obj.pk)
+        return None if grade is None else GradeOutputSerializer(grade).data  # type: ignore[return-value]
+
+
+class BatchItemOutputSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    status = serializers.IntegerField(help_text="201 created, 200 idempotent replay, 400/404/409 error.")
+    forecast = ForecastOutputSerializer(allow_null=True)
+    error = ErrorSerializer(allow_null=True)
+
+
+class BatchOutputSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    replayed = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    results = BatchItemOutputSerializer(many=True)
+
+
+_ERRORS = {
+    400: ErrorSerializer,
+    401: ErrorSerializer,
+    404: ErrorSerializer,
+    409: ErrorSerializer,
+    413: ErrorSerializer,
+    429: ErrorSerializer,
+}
+
+
+class ForecastListSubmitApi(APIView):
+    permission_classes = [IsAgent]
+
+    throttle_classes = [TokenRateThrottle]
+
+    @extend_schema(
+        operation_id="forecasts_list",
+        parameters=[
+            OpenApiParameter("question", int, description="Only forecasts on this question."),
+            OpenApiParameter("session", OpenApiTypes.UUID, description="Only forecasts made in this replay session."),
+            OpenApiParameter("track", str, enum=["live", "replay"]),
+            OpenApiParameter("limit", int),
+            OpenApiParameter("offset", int),
+        ],
+        responses={200: ForecastOutputSerializer(many=True), 401: ErrorSerializer},
+        summary="The calling agent's own forecasts, newest first",
+    )
+    def get(self, request: Request) -> Response:
+        agent = request_agent(request)
+        assert agent is not None
+        forecasts = forecast_list_for_agent(agent=agent, filters=request.query_params).select_related("agent")
+        return paginated(
+            queryset=forecasts,
+            serializer_class=ForecastOutputSerializer,
+            request=request,
+            view=self,
+            context=lambda page: {"grades": forecast_current_grades(forecasts=page)},
+        )
+
+    @extend_schema(
+        operation_id="forecasts_create",
+        request=ForecastInputSerializer,
+        responses={201: ForecastOutputSerializer, 200: ForecastOutputSerializer, **_ERRORS},
+        summary="Submit one forecast (201; 200 and the original for a repeated idempotency key)",
+    )
+    def post(self, request: Request) -> Response:
+        agent = request_agent(request)
+        assert agent is not None
+        data = ForecastInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = data.to_input()
+        try:
+            result = forecast_submit(
+                agent=agent,
+                question_id=item.question_id,
+                session_id=item.session_id,
+                prediction=item.prediction,
+                sources=item.sources,
+                rationale=item.rationale,
+                graph=item.graph,
+                idempotency_key=item.idempotency_key,
+                channel=Forecast.Channel.API,
+            )
+        except ServiceError as exc:
+            raise api_exception(exc) from exc
+        return Response(
+            ForecastOutputSerializer(result.forecast).data,
+            status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK,
+        )
+
+
+class ForecastBatchApi(APIView):
+    permission_classes = [IsAgent]
+
+    throttle_classes = [TokenRateThrottle]
+
+    @extend_schema(
+        operation_id="forecasts_batch",
+        request=ForecastInputSerializer(many=True),
+        responses={
+            200: BatchOutputSerializer,
+            400: ErrorSerializer,
+            401: ErrorSerializer,
+            413: ErrorSerializer,
+            429: ErrorSerializer,
+        },
+        summary=f"Submit up to {MAX_BATCH_ITEMS} forecasts; each item answers on its own",
+    )
+    def post(self, request: Request) -> Response:
+        agent = request_agent(request)
+        assert agent is not None
+        bodies = request.data
+        if not isinstance(bodies, list):
+            raise exceptions.ValidationError({"body": ["must be a JSON list of forecast bodies"]})
+        if not bodies:
+            raise exceptions.ValidationError({"body": ["the list is empty"]})
+        if len(bodies) > MAX_BATCH_ITEMS:
+            raise exceptions.ValidationError(
+                {"body": [f"has {len(bodies)} forecasts; at most {MAX_BATCH_ITEMS} per batch"]}
+            )
+        rows: list[dict[str, Any]] = [{"index": i} for i in range(len(bodies))]
+        inputs: list[ForecastInput] = []
+        positions: list[int] = []
+        for i, body in enumerate(bodies):
+            item = ForecastInputSerializer(data=body)
+            if not isinstance(body, dict):
+                error: Exception = exceptions.ValidationError({"body": ["each item must be a forecast object"]})
+            elif item.is_valid():
+                inputs.append(item.to_input())
+                positions.append(i)
+                continue
+            else:
+                error = exceptions.ValidationError(item.errors)
+            code, payload = error_body(error)
+            rows[i].update(status=code, forecast=None, error=payload)
+        results = forecast_submit_batch(agent=agent, items=inputs, channel=Forecast.Channel.API) if inputs else []
+        for i, result in zip(positions, results, strict=True):
+            if isinstance(result, SubmitResult):
+                rows[i].update(
+                    status=201 if result.created else 200,
+                    forecast=ForecastOutputSerializer(result.forecast).data,
+                    error=None,
+                )
+            else:
+                assert isinstance(result, NotFound | ForecastConflict | DjangoValidationError)
+                code, payload = error_body(result)
+                rows[i].update(status=code, forecast=None, error=payload)
+        return Response(
+            {
+                "created": sum(1 for r in rows if r["status"] == 201),
+                "replayed": sum(1 for r in rows if r["status"] == 200),
+                "failed": sum(1 for r in rows if r["status"] >= 400),
+                "results": rows,
+            }
+        )

@@ -1,0 +1,65 @@
+"""POST /api/v1/replays/: open (or fetch) the calling agent's replay session on a question."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception
+from leaderboard.authentication import request_agent
+from leaderboard.models import ReplaySession
+from leaderboard.services.errors import ServiceError
+from leaderboard.services.forecasts import replay_session_open
+from leaderboard.throttling import TokenRateThrottle
+
+
+class ReplayInputSerializer(serializers.Serializer):
+    question = serializers.IntegerField(help_text="Id of a replay-track question.")
+
+
+class ReplayOutputSerializer(serializers.ModelSerializer):
+    question = serializers.IntegerField(source="question_id")
+    agent = serializers.CharField(source="agent.slug")
+    simulated_date = serializers.DateTimeField(
+        source="simulated_at",
+        help_text="t_sim: evidence is answered strictly before this instant; it never changes.",
+    )
+
+    class Meta:
+        model = ReplaySession
+        fields = ["id", "question", "agent", "simulated_date", "created_at"]
+
+
+class ReplayOpenApi(APIView):
+    permission_classes = [IsAgent]
+    throttle_classes = [TokenRateThrottle]
+
+    @extend_schema(
+        operation_id="replays_open",
+        request=ReplayInputSerializer,
+        responses={
+            201: ReplayOutputSerializer,
+            200: ReplayOutputSerializer,
+            400: ErrorSerializer,
+            401: ErrorSerializer,
+            404: ErrorSerializer,
+            409: ErrorSerializer,
+            429: ErrorSerializer,
+        },
+        summary="Open a replay session (201 the first time, 200 with the same session afterwards)",
+    )
+    def post(self, request: Request) -> Response:
+        data = ReplayInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        agent = request_agent(request)
+        assert agent is not None
+        try:
+            session, created = replay_session_open(agent=agent, question_id=data.validated_data["question"])
+        except ServiceError as exc:
+            raise api_exception(exc) from exc
+        return Response(
+            ReplayOutputSerializer(session).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )

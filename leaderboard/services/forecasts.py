@@ -1,0 +1,406 @@
+"""Forecast submission (one or many) and replay sessions.
+
+Rules (DESIGN.md sections 2 and 5, issue 2):
+
+- Forecasts are append-only; ``received_at`` is the server clock at submission.
+- A live question takes forecasts while ``status == open`` and ``open_at <= now < close_at``, with no session.
+- A replay question takes forecasts through the agent's own replay session while it is offered on
+  the replay track: ``track == replay`` and status in ``REPLAY_OFFERED_STATUSES`` (``resolved``, or
+  ``closed`` while staff have un-resolved it for review). Drafts and annulled questions are not offered.
+- Idempotency: an agent's ``idempotency_key`` names one forecast. The same key with the same body
+  returns the original forecast (``created=False``); with a different body it is a conflict.
+- Errors: ``NotFound`` (404), ``ForecastConflict`` (409), ``ValidationError`` (400, all fields at once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ingestion.models import Question
+from ingestion.services.questions import default_window_end
+from leaderboard.models import Agent, Forecast, ReplaySession
+from leaderboard.services.errors import ForecastConflict, NotFound
+from leaderboard.services.predictions import ArticleResolver, forecast_body_clean
+
+REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED)
+
+# Where in the window [open_at, t_res) a replay session places the agent, by question policy.
+SIMULATED_DATE_FRACTIONS: Final = {
+    Question.SimulatedDatePolicy.EARLY: 0.25,
+    Question.SimulatedDatePolicy.MID: 0.50,
+    Question.SimulatedDatePolicy.LATE: 0.75,
+    Question.SimulatedDatePolicy.NEAR_RESOLUTION: 0.95,
+}
+
+MAX_IDEMPOTENCY_KEY_CHARS: Final = 200
+
+
+@dataclass(frozen=True)
+class ForecastInput:
+    """One submitted forecast body, with the shapes of its top-level fields already checked."""
+
+    question_id: int
+    session_id: uuid.UUID | None = None
+    prediction: Any = None
+    sources: Any = None
+    rationale: Any = ""
+    graph: Any = None
+    idempotency_key: str = ""
+
+    def body_hash(self) -> str:
+        body = {
+            "question": self.question_id,
+            "session": str(self.session_id) if self.session_id else None,
+            "prediction": self.prediction,
+            "sources": self.sources if self.sources is not None else [],
+            "rationale": self.rationale or "",
+            "graph": self.graph,
+        }
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    forecast: Forecast
+    created: bool
+
+
+@dataclass
+class _Context:
+    """Everything the checks need for one agent's items, loaded in a handful of queries."""
+
+    agent: Agent
+    questions: dict[int, Question]
+    sessions: dict[uuid.UUID, ReplaySession]
+    by_key: dict[str, Forecast]
+    resolver: ArticleResolver = field(default_factory=ArticleResolver)
+
+    @classmethod
+    def load(cls, *, agent: Agent, items: Sequence[ForecastInput]) -> _Context:
+        question_ids = {i.question_id for i in items}
+        session_ids = {i.session_id for i in items if i.session_id is not None}
+        keys = {i.idempotency_key for i in items if i.idempotency_key}
+        ctx = cls(
+            agent=agent,
+            questions=Question.objects.in_bulk(question_ids) if question_ids else {},
+            sessions=ReplaySession.objects.in_bulk(session_ids) if session_ids else {},
+            by_key=(
+                {f.idempotency_key: f for f in Forecast.objects.filter(agent=agent, idempotency_key__in=keys)}
+                if keys
+                else {}
+            ),
+        )
+        ctx.resolver.prefetch(i.sources for i in items)
+        return ctx
+
+
+def _replayed(existing: Forecast, body_hash: str, key: str) -> SubmitResult:
+    if existing.body_hash != body_hash:
+        raise ForecastConflict(
+            f"idempotency_key {key!r} was already used for forecast {existing.pk} with a different body; "
+            "use a new key for a new forecast",
+            field="idempotency_key",
+        )
+    return SubmitResult(forecast=existing, created=False)
+
+
+def _check_accepting(
+    *, ctx: _Context, item: ForecastInput, question: Question, now: datetime
+) -> tuple[ReplaySession | None, dict[str, list[str]]]:
+    """The session to attach and any 400-type errors; raises NotFound / ForecastConflict."""
+    errors: dict[str, list[str]] = {}
+    if question.track == Question.Track.LIVE:
+        if question.status != Question.Status.OPEN:
+            raise ForecastConflict(
+                f"question {question.pk} is {question.status}; live questions accept forecasts only while open",
+                field="question",
+            )
+        if now < question.open_at:
+            raise ForecastConflict(
+                f"question {question.pk} opens for forecasts at {question.open_at.isoformat()}", field="question"
+            )
+        if now >= question.close_at:
+            raise ForecastConflict(
+                f"question {question.pk} stopped accepting forecasts at {question.close_at.isoformat()}",
+                field="question",
+            )
+        if item.session_id is not None:
+            errors["session"] = ["live questions take no replay session; send null or leave it out"]
+        return None, errors
+    if question.status not in REPLAY_OFFERED_STATUSES:
+        raise ForecastConflict(
+            f"replay question {question.pk} is {question.status} and not offered on the replay track",
+            field="question",
+        )
+    if item.session_id is None:
+        errors["session"] = [
+            f"replay question {question.pk} needs your replay session: POST /api/v1/replays/ "
+            f'{{"question": {question.pk}}} and send its id as "session"'
+        ]
+        return None, errors
+    session = ctx.sessions.get(item.session_id)
+    if session is None or session.agent_id != ctx.agent.pk:
+        raise NotFound(f"replay session {item.session_id} not found for this agent", field="session")
+    if session.question_id != question.pk:
+        errors["session"] = [f"replay session {session.pk} is for question {session.question_id}, not {question.pk}"]
+    return session, errors
+
+
+def _prepare(
+    *,
+    ctx: _Context,
+    item: ForecastInput,
+    channel: str,
+    submitted_by: AbstractBaseUser | None,
+    now: datetime,
+) -> SubmitResult | tuple[Forecast, list[int]]:
+    """An unsaved Forecast and its cited article ids, or the original forecast for a replayed key."""
+    key = item.idempotency_key
+    body_hash = item.body_hash()
+    if key and key in ctx.by_key:
+        return _replayed(ctx.by_key[key], body_hash, key)
+    question = ctx.questions.get(item.question_id)
+    if question is None:
+        raise NotFound(f"question {item.question_id} does not exist", field="question")
+    session, errors = _check_accepting(ctx=ctx, item=item, question=question, now=now)
+    clean = forecast_body_clean(
+        question=question,
+        prediction=item.prediction,
+        sources=item.sources,
+        rationale=item.rationale,
+        graph=item.graph,
+        resolver=ctx.resolver,
+        extra_errors=errors,
+    )
+    forecast = Forecast(
+        agent=ctx.agent,
+        question=question,
+        session=session,
+        received_at=now,
+        prediction=clean.prediction,
+        sources=clean.sources,
+        rationale=clean.rationale,
+        graph=clean.graph,
+        idempotency_key=key,
+        body_hash=body_hash,
+        channel=channel,
+        submitted_by=submitted_by,  # type: ignore[misc]
+    )
+    return forecast, clean.article_ids
+
+
+def _link_articles(pairs: Sequence[tuple[Forecast, list[int]]]) -> None:
+    through = Forecast.cited_articles.through
+    rows = [through(forecast_id=f.pk, article_id=a) for f, ids in pairs for a in ids]
+    if rows:
+        through.objects.bulk_create(rows)
+
+
+@transaction.atomic
+def forecast_submit(
+    *,
+    agent: Agent,
+    question_id: int,
+    session_id: uuid.UUID | str | None = None,
+    prediction: Any,
+    sources: Any = None,
+    rationale: Any = "",
+    graph: Any = None,
+    idempotency_key: str = "",
+    channel: str = Forecast.Channel.API,
+    submitted_by: AbstractBaseUser | None = None,
+    now: datetime | None = None,
+) -> SubmitResult:
+    """Record one forecast for ``agent`` (see the module docstring for the rules)."""
+    now = now or timezone.now()
+    item = forecast_input(
+        question_id=question_id,
+        session_id=session_id,
+        prediction=prediction,
+        sources=sources,
+        rationale=rationale,
+        graph=graph,
+        idempotency_key=idempotency_key,
+    )
+    ctx = _Context.load(agent=agent, items=[item])
+    prepared = _prepare(ctx=ctx, item=item, channel=channel, submitted_by=submitted_by, now=now)
+    if isinstance(prepared, SubmitResult):
+        return prepared
+    forecast, article_ids = prepared
+    try:
+        with transaction.atomic():
+            forecast.save(force_insert=True)
+    except IntegrityError:
+        # A concurrent request with the same idempotency key committed first.
+        existing = Forecast.objects.filter(agent=agent, idempotency_key=item.idempotency_key).first()
+        if not item.idempotency_key or existing is None:
+            raise
+        return _replayed(existing, item.body_hash(), item.idempotency_key)
+    _link_articles([(forecast, article_ids)])
+    return SubmitResult(forecast=forecast, created=True)
+
+
+def forecast_input(
+    *,
+    question_id: Any,
+    session_id: Any = None,
+    prediction: Any = None,
+    sources: Any = None,
+    rationale: Any = "",
+    graph: Any = None,
+    idempotency_key: Any = "",
+) -> ForecastInput:
+    """Check the top-level field types (the web form calls the service with raw values too)."""
+    errors: dict[str, list[str]] = {}
+    qid: int | None = None
+    if isinstance(question_id, int) and not isinstance(question_id, bool):
+        qid = question_id
+    elif isinstance(question_id, str) and question_id.strip().isdigit():
+        qid = int(question_id.strip())
+    else:
+        errors["question"] = [f"must be a question id (an integer), got {question_id!r}"]
+    sid: uuid.UUID | None = None
+    if isinstance(session_id, uuid.UUID):
+        sid = session_id
+    elif session_id not in (None, ""):
+        try:
+            sid = uuid.UUID(str(session_id))
+        except ValueError:
+            errors["session"] = [f"must be a replay session id (a UUID) or null, got {str(session_id)[:60]!r}"]
+    key = idempotency_key or ""
+    if not isinstance(key, str):
+        errors["idempotency_key"] = ["must be text"]
+        key = ""
+    elif len(key) > MAX_IDEMPOTENCY_KEY_CHARS:
+        errors["idempotency_key"] = [f"is too long (at most {MAX_IDEMPOTENCY_KEY_CHARS} characters)"]
+    if errors:
+        raise ValidationError(errors)
+    assert qid is not None
+    return ForecastInput(
+        question_id=qid,
+        session_id=sid,
+        prediction=prediction,
+        sources=sources,
+        rationale=rationale,
+        graph=graph,
+        idempotency_key=key.strip(),
+    )
+
+
+@transaction.atomic
+def forecast_submit_batch(
+    *,
+    agent: Agent,
+    items: Sequence[ForecastInput],
+    channel: str = Forecast.Channel.API,
+    submitted_by: AbstractBaseUser | None = None,
+    now: datetime | None = None,
+) -> list[SubmitResult | NotFound | ForecastConflict | ValidationError]:
+    """Record many forecasts; each item succeeds or fails on its own, with the same rules as one."""
+    now = now or timezone.now()
+    ctx = _Context.load(agent=agent, items=items)
+    results: list[SubmitResult | NotFound | ForecastConflict | ValidationError | None] = [None] * len(items)
+    to_create: list[tuple[int, Forecast, list[int]]] = []
+    for index, item in enumerate(items):
+        try:
+            prepared = _prepare(ctx=ctx, item=item, channel=channel, submitted_by=submitted_by, now=now)
+        except (NotFound, ForecastConflict, ValidationError) as exc:
+            results[index] = exc
+            continue
+        if isinstance(prepared, SubmitResult):
+            results[index] = prepared
+            continue
+        forecast, article_ids = prepared
+        if item.idempotency_key:
+            # A later item of this batch with the same key replays this one.
+            ctx.by_key[item.idempotency_key] = forecast
+        to_create.append((index, forecast, article_ids))
+        results[index] = SubmitResult(forecast=forecast, created=True)
+    try:
+        with transaction.atomic():
+            Forecast.objects.bulk_create([f for _, f, _ in to_create])
+            _link_articles([(f, ids) for _, f, ids in to_create])
+    except IntegrityError:
+        # A concurrent request took one of these idempotency keys: fall back to one at a time,
+        # redoing also the in-batch replays of forecasts that were never stored.
+        redo = [i for i, r in enumerate(results) if isinstance(r, SubmitResult) and r.forecast.pk is None]
+        for index in redo:
+            try:
+                results[index] = forecast_submit(
+                    agent=agent,
+                    question_id=items[index].question_id,
+                    session_id=items[index].session_id,
+                    prediction=items[index].prediction,
+                    sources=items[index].sources,
+                    rationale=items[index].rationale,
+                    graph=items[index].graph,
+                    idempotency_key=items[index].idempotency_key,
+                    channel=channel,
+                    submitted_by=submitted_by,
+                    now=now,
+                )
+            except (NotFound, ForecastConflict, ValidationError) as exc:
+                results[index] = exc
+    return [r for r in results if r is not None]
+
+
+# ---------------------------------------------------------------------------------------------
+# Replay sessions
+# ---------------------------------------------------------------------------------------------
+
+
+def replay_simulated_at(*, question: Question) -> datetime:
+    """t_sim for a new session: the policy's fraction of the window [open_at, t_res)."""
+    end = default_window_end(question)
+    if end <= question.open_at:
+        raise ForecastConflict(
+            f"replay question {question.pk} has an empty forecast window (t0 {question.open_at.isoformat()} "
+            f"is not before its resolution time {end.isoformat()})",
+            field="question",
+        )
+    fraction = SIMULATED_DATE_FRACTIONS.get(question.simulated_date_policy, 0.5)  # type: ignore[call-overload]
+    return question.open_at + (end - question.open_at) * fraction
+
+
+@transaction.atomic
+def replay_session_open(*, agent: Agent, question_id: int, now: datetime | None = None) -> tuple[ReplaySession, bool]:
+    """The agent's replay session on the question, created on first request and never changed."""
+    now = now or timezone.now()
+    question = Question.objects.filter(pk=question_id).first()
+    if question is None:
+        raise NotFound(f"question {question_id} does not exist", field="question")
+    if question.track != Question.Track.REPLAY:
+        raise ForecastConflict(
+            f"question {question.pk} is on the live track; forecast it directly, without a replay session",
+            field="question",
+        )
+    existing = ReplaySession.objects.filter(agent=agent, question=question).first()
+    if existing is not None:
+        return existing, False
+    if question.status not in REPLAY_OFFERED_STATUSES:
+        raise ForecastConflict(
+            f"replay question {question.pk} is {question.status} and not offered on the replay track",
+            field="question",
+        )
+    simulated_at = replay_simulated_at(question=question)
+    try:
+        with transaction.atomic():
+            session = ReplaySession.objects.create(
+                agent=agent, question=question, simulated_at=simulated_at, created_at=now
+            )
+    except IntegrityError:
+        # A concurrent request created it first; the unique constraint keeps one per agent and question.
+        return ReplaySession.objects.get(agent=agent, question=question), False
+    return session, True

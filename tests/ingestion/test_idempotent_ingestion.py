@@ -1,0 +1,32 @@
+"""Running ingestion twice yields exactly the same rows."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from ingestion.models import Article
+from ingestion.services.sources import source_poll
+from tests.ingestion.conftest import NOW
+
+FIELDS = ("url", "title", "summary", "body", "author", "language", "published_at", "fetched_at", "content_hash")
+
+
+def snapshot() -> list[tuple]:
+    return list(Article.objects.order_by("url").values_list("id", *FIELDS))
+
+
+def test_polling_every_format_twice_changes_nothing(feed_source) -> None:
+    sources = [
+        feed_source("/rss20", fixture="feeds/rss20_world_news.xml"),
+        feed_source("/rss10", fixture="feeds/rss10_rdf.xml"),
+        feed_source("/rss091", fixture="feeds/rss091_userland.xml"),
+        feed_source("/atom", fixture="feeds/atom10_research_blog.xml"),
+    ]
+    for source in sources:
+        assert source_poll(source_id=source.pk, now=NOW).error == ""
+    before = snapshot()
+    assert len(before) == 4 + 3 + 3 + 3
+    for source in sources:
+        report = source_poll(source_id=source.pk, now=NOW + timedelta(hours=1))
+        assert (report.error, report.added) == ("", 0)
+    assert snapshot() == before
