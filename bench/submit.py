@@ -78,10 +78,12 @@ def setup(n_agents: int, n_questions: int) -> tuple[list[str], list[int], list[i
     import django
 
     django.setup()
+    import logging
     from datetime import UTC, datetime, timedelta
 
     from django.core.management import call_command
 
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     call_command("migrate", verbosity=0, interactive=False)
     from ingestion.models import Question
     from leaderboard.services.teams import agent_create, team_create, token_create

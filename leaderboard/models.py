@@ -192,6 +192,9 @@ class Grade(models.Model):
     event_f1 = models.FloatField(null=True)
     temporal_mae = models.FloatField(null=True)
     details = models.JSONField(default=dict, blank=True, help_text="Per-item verdicts and matches, for audit.")
+    # What the grade was computed from (grader, resolution, reference + review state, matcher, judge):
+    # a regrade is skipped for forecasts whose current grade already has the question's current key.
+    inputs_key = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField()
 
     class Meta:
@@ -200,3 +203,21 @@ class Grade(models.Model):
             models.UniqueConstraint(fields=["forecast", "version"], name="grade_unique_version"),
             models.UniqueConstraint(fields=["forecast"], condition=Q(is_current=True), name="grade_one_current"),
         ]
+
+
+class QuestionGradingState(models.Model):
+    """Per-question grading bookkeeping: the claim that keeps two workers off one question.
+
+    A worker claims the question with a conditional UPDATE on ``claimed_at``; a claim older than
+    HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is considered abandoned (a crashed worker) and may be taken.
+    """
+
+    question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="grading_state")
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    inputs_key = models.CharField(max_length=200, blank=True, help_text="Key of the last completed grading run.")
+    graded_at = models.DateTimeField(null=True, blank=True)
+    runs = models.PositiveIntegerField(default=0, help_text="Completed runs that wrote or changed grades.")
+    last_error = models.TextField(blank=True)
+
+    def __str__(self) -> str:
+        return f"grading state of question {self.question_id}"

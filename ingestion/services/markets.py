@@ -364,6 +364,7 @@ def market_questions_sync(
     records = list(records)
     qids = {question_external_id(platform=r.platform, external_id=r.external_id): r for r in records}
     questions = {q.external_id: q for q in Question.objects.filter(external_id__in=list(qids))}
+    currents = _current_resolutions([q.pk for q in questions.values()])
     for qid, record in qids.items():
         market = markets[record.external_id]
         question = questions.get(qid)
@@ -388,6 +389,8 @@ def market_questions_sync(
         if question.market_id != market.pk:
             question.market = market
             question.save(update_fields=["market", "updated_at"])
+        if not _needs_change(question=question, record=record, current=currents.get(question.pk)):
+            continue
         try:
             with transaction.atomic():
                 if _sync_resolution(question=question, record=record, now=now):
@@ -395,6 +398,37 @@ def market_questions_sync(
         except ValidationError as exc:
             result.problems.append(f"{record.platform} market {record.external_id}: resolution refused: {exc}")
     return result
+
+
+def _current_resolutions(question_ids: list[int]) -> dict[int, Resolution]:
+    """Each question's current (latest) resolution, in one query."""
+    if not question_ids:
+        return {}
+    latest = (
+        Resolution.objects.filter(question_id__in=question_ids)
+        .annotate(rank=Window(RowNumber(), partition_by=[F("question_id")], order_by=F("version").desc()))
+        .filter(rank=1)
+    )
+    return {r.question_id: r for r in latest}
+
+
+def _needs_change(*, question: Question, record: MarketRecord, current: Resolution | None) -> bool:
+    """Whether the market's state could add a version (a cheap pre-check; the services decide)."""
+    if question.status == Question.Status.DRAFT or question.rejection_reason:
+        return False
+    state = record.state
+    if state.kind == "held":
+        return False
+    if state.kind == "open":
+        return current is not None and current.kind != Resolution.Kind.UNRESOLVE
+    if state.kind == "annulled":
+        return current is None or current.kind != Resolution.Kind.ANNUL
+    return not (
+        current is not None
+        and current.kind in (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
+        and current.provisional == state.provisional
+        and current.outcome == (state.outcome == YES if question.type == Question.Type.BINARY else state.outcome)
+    )
 
 
 def _sync_resolution(*, question: Question, record: MarketRecord, now: datetime) -> bool:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
@@ -113,7 +113,7 @@ def validate_outcome(*, question: Question, outcome: Any) -> Any:
     raise ValidationError({"type": f"Unknown question type {qtype!r}."})
 
 
-def _validate_relation_outcome(outcome: Any) -> dict[str, list[str]]:
+def _validate_relation_outcome(outcome: Any) -> dict[str, dict[str, list[str]]]:
     from ingestion.reference_data import cameo_children
 
     relations = outcome.get("relations") if isinstance(outcome, dict) else None
@@ -353,7 +353,7 @@ def _add_resolution(
     provisional: bool = False,
     note: str = "",
     evidence: dict[str, Any] | None = None,
-    author: AbstractBaseUser | None = None,
+    author: User | None = None,
     author_label: str = "",
     now: datetime,
 ) -> Resolution:
@@ -392,7 +392,7 @@ def question_resolve(
     provisional: bool = False,
     note: str = "",
     evidence: dict[str, Any] | None = None,
-    author: AbstractBaseUser | None = None,
+    author: User | None = None,
     author_label: str = "",
     now: datetime | None = None,
 ) -> Resolution | None:
@@ -439,7 +439,7 @@ def question_unresolve(
     *,
     question: Question,
     note: str = "",
-    author: AbstractBaseUser | None = None,
+    author: User | None = None,
     author_label: str = "",
     now: datetime | None = None,
 ) -> Resolution | None:
@@ -466,7 +466,7 @@ def question_annul(
     *,
     question: Question,
     reason: str,
-    author: AbstractBaseUser | None = None,
+    author: User | None = None,
     author_label: str = "",
     evidence: dict[str, Any] | None = None,
     now: datetime | None = None,

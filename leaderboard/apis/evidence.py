@@ -92,6 +92,7 @@ class ArticleSearchApi(EvidenceApi):
         score = serializers.FloatField()
 
     @extend_schema(
+        operation_id="evidence_articles_search",
         parameters=[
             OpenApiParameter("q", str, required=True, description='Web-search syntax: words, "phrase", or, -word.'),
             *SCOPE_PARAMS,
@@ -126,7 +127,7 @@ class ArticleSearchApi(EvidenceApi):
 
 
 class ArticleReadApi(EvidenceApi):
-    class OutputSerializer(serializers.Serializer):
+    class EvidenceArticleSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         title = serializers.CharField()
         url = serializers.CharField()
@@ -137,7 +138,9 @@ class ArticleReadApi(EvidenceApi):
         summary = serializers.CharField()
         body = serializers.CharField()
 
-    @extend_schema(parameters=SCOPE_PARAMS, responses={200: OutputSerializer})
+    @extend_schema(
+        operation_id="evidence_article_read", parameters=SCOPE_PARAMS, responses={200: EvidenceArticleSerializer}
+    )
     def get(self, request: Request, article_id: int) -> Response:
         data = ScopeInput(data=request.query_params)
         data.is_valid(raise_exception=True)
@@ -148,7 +151,7 @@ class ArticleReadApi(EvidenceApi):
             )
         except EvidenceNotFound as exc:
             raise NotFound(str(exc)) from exc
-        return Response({"as_of": scope.as_of, **self.OutputSerializer(article).data})
+        return Response({"as_of": scope.as_of, **self.EvidenceArticleSerializer(article).data})
 
 
 class EventsApi(EvidenceApi):
@@ -178,6 +181,7 @@ class EventsApi(EvidenceApi):
         article_urls = serializers.ListField(child=serializers.CharField())
 
     @extend_schema(
+        operation_id="evidence_events",
         parameters=[
             *SCOPE_PARAMS,
             OpenApiParameter("subject", str, description="ISO alpha-3 head entity."),
@@ -230,7 +234,7 @@ class PricesApi(EvidenceApi):
         outcome = serializers.CharField()
         probability = serializers.FloatField()
 
-    @extend_schema(parameters=SCOPE_PARAMS[:1], responses={200: None})
+    @extend_schema(operation_id="evidence_prices", parameters=SCOPE_PARAMS[:1], responses={200: None})
     def get(self, request: Request, question_id: int) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
@@ -255,7 +259,7 @@ class LogPagination(LimitOffsetPagination):
 
 
 class EvidenceLogApi(EvidenceApi):
-    class OutputSerializer(serializers.Serializer):
+    class EvidenceAccessSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         kind = serializers.CharField()
         session = serializers.UUIDField(source="session_id", allow_null=True)
@@ -266,8 +270,8 @@ class EvidenceLogApi(EvidenceApi):
         as_of = serializers.DateTimeField()
         created_at = serializers.DateTimeField()
 
-    @extend_schema(responses={200: OutputSerializer(many=True)})
+    @extend_schema(operation_id="evidence_log", responses={200: EvidenceAccessSerializer(many=True)})
     def get(self, request: Request) -> Response:
         paginator = LogPagination()
         page = paginator.paginate_queryset(evidence_log_for_agent(self.agent(request)), request, view=self)
-        return paginator.get_paginated_response(self.OutputSerializer(page, many=True).data)
+        return paginator.get_paginated_response(self.EvidenceAccessSerializer(page, many=True).data)

@@ -55,8 +55,8 @@ class ForecastInputSerializer(serializers.Serializer):
                 )
         return super().to_internal_value(data)
 
-    def to_input(self) -> ForecastInput:
-        v = self.validated_data
+    def to_input(self, validated: dict[str, Any] | None = None) -> ForecastInput:
+        v = self.validated_data if validated is None else validated
         return ForecastInput(
             question_id=v["question"],
             session_id=v.get("session"),
@@ -249,27 +249,24 @@ class ForecastBatchApi(APIView):
         rows: list[dict[str, Any]] = [{"index": i} for i in range(len(bodies))]
         inputs: list[ForecastInput] = []
         positions: list[int] = []
+        # One serializer instance for every item: building DRF fields per item would dominate the cost.
+        checker = ForecastInputSerializer()
         for i, body in enumerate(bodies):
-            item = ForecastInputSerializer(data=body)
-            if not isinstance(body, dict):
-                error: Exception = exceptions.ValidationError({"body": ["each item must be a forecast object"]})
-            elif item.is_valid():
-                inputs.append(item.to_input())
+            try:
+                if not isinstance(body, dict):
+                    raise exceptions.ValidationError({"body": ["each item must be a forecast object"]})
+                inputs.append(checker.to_input(checker.run_validation(body)))
                 positions.append(i)
-                continue
-            else:
-                error = exceptions.ValidationError(item.errors)
-            code, payload = error_body(error)
-            rows[i].update(status=code, forecast=None, error=payload)
+            except exceptions.ValidationError as exc:
+                code, payload = error_body(exc)
+                rows[i].update(status=code, forecast=None, error=payload)
         results = forecast_submit_batch(agent=agent, items=inputs, channel=Forecast.Channel.API) if inputs else []
+        accepted = [(i, r) for i, r in zip(positions, results, strict=True) if isinstance(r, SubmitResult)]
+        serialized = ForecastOutputSerializer([r.forecast for _, r in accepted], many=True).data
+        for (i, result), data in zip(accepted, serialized, strict=True):
+            rows[i].update(status=201 if result.created else 200, forecast=data, error=None)
         for i, result in zip(positions, results, strict=True):
-            if isinstance(result, SubmitResult):
-                rows[i].update(
-                    status=201 if result.created else 200,
-                    forecast=ForecastOutputSerializer(result.forecast).data,
-                    error=None,
-                )
-            else:
+            if not isinstance(result, SubmitResult):
                 assert isinstance(result, NotFound | ForecastConflict | DjangoValidationError)
                 code, payload = error_body(result)
                 rows[i].update(status=code, forecast=None, error=payload)

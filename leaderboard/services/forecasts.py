@@ -239,13 +239,18 @@ def forecast_submit(
     if isinstance(prepared, SubmitResult):
         return prepared
     forecast, article_ids = prepared
+    if not item.idempotency_key:
+        # Without a key no unique constraint can fail, so the savepoint round trips are not needed.
+        forecast.save(force_insert=True)
+        _link_articles([(forecast, article_ids)])
+        return SubmitResult(forecast=forecast, created=True)
     try:
         with transaction.atomic():
             forecast.save(force_insert=True)
     except IntegrityError:
         # A concurrent request with the same idempotency key committed first.
         existing = Forecast.objects.filter(agent=agent, idempotency_key=item.idempotency_key).first()
-        if not item.idempotency_key or existing is None:
+        if existing is None:
             raise
         return _replayed(existing, item.body_hash(), item.idempotency_key)
     _link_articles([(forecast, article_ids)])

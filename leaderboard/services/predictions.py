@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -362,11 +363,12 @@ def validate_prediction(*, question: Question, prediction: Any, errors: _Errors 
 # ---------------------------------------------------------------------------------------------
 
 
-def url_variants(url: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def url_variants(url: str) -> tuple[str, ...]:
     """The URL as given and its canonical form (lower-case scheme and host, no fragment)."""
     parts = urlsplit(url)
     canonical = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path, parts.query, ""))
-    return list(dict.fromkeys([url, canonical]))
+    return tuple(dict.fromkeys([url, canonical]))
 
 
 class ArticleResolver:
@@ -412,7 +414,8 @@ class ArticleResolver:
 
     def article_for_url(self, url: str) -> int | None:
         variants = url_variants(url)
-        self._load(set(), set(variants))
+        if not self._checked_urls.issuperset(variants):
+            self._load(set(), set(variants))
         for variant in variants:
             if variant in self._url_to_id:
                 return self._url_to_id[variant]
@@ -425,6 +428,7 @@ def validate_sources(
     """(sources as stored, ids of the cited Article rows); URLs not in the archive are kept as URLs."""
     own = errors is None
     errs = errors if errors is not None else _Errors()
+    prefetched = resolver is not None
     resolver = resolver or ArticleResolver()
     clean: list[int | str] = []
     article_ids: list[int] = []
@@ -435,7 +439,8 @@ def validate_sources(
     elif len(sources) > MAX_SOURCES:
         errs.add("sources", f"has {len(sources)} sources; at most {MAX_SOURCES} are allowed")
     else:
-        resolver.prefetch([sources])
+        if not prefetched:
+            resolver.prefetch([sources])
         for i, item in enumerate(sources):
             field = f"sources[{i}]"
             if isinstance(item, str) and _DIGITS.fullmatch(item.strip()):

@@ -1,0 +1,363 @@
+"""Reads for grading: the inputs key of a question, bulk loads of forecast data, the sweeper's finds.
+
+The *inputs key* names everything a question's grades are computed from: grader version, the
+current resolution version (and whether it resolves, annuls or withdraws), the current hindsight
+reference with its review state, the matcher settings and, for open-ended questions, the judge.
+A current grade whose ``inputs_key`` equals the question's key is up to date; a regrade skips it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Exists, Max, OuterRef, QuerySet
+
+from grading.models import HindsightEvent, HindsightGraph
+from grading.scoring import GRADER_VERSION
+from grading.scoring.reasoning import MatcherSettings
+from grading.selectors import Reference
+from ingestion.models import Question, Resolution
+from leaderboard.models import EvidenceAccess, Forecast, Grade, QuestionGradingState
+from leaderboard.services.evidence import evidence_log_flush
+
+RESOLVED_KINDS = (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
+GRADE_STATUS_WITHHELD = "withheld until the outcome is published"
+
+
+# ------------------------------------------------------------------------------------ settings
+
+
+def matcher_settings() -> MatcherSettings:
+    """The event matcher's parameters from settings (stored on every grade)."""
+    return MatcherSettings(
+        bm25_weight=settings.HINDSIGHT_MATCHER_BM25_WEIGHT,
+        token_f1_weight=settings.HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT,
+        threshold=settings.HINDSIGHT_MATCHER_THRESHOLD,
+        date_window_days=settings.HINDSIGHT_MATCHER_DATE_WINDOW_DAYS,
+        top_k=settings.HINDSIGHT_KEY_EVENTS_TOP_K,
+    )
+
+
+def judge_label() -> str:
+    """``llm`` when a model is configured, else ``lexical`` (the two are never mixed)."""
+    return "llm" if settings.LLM_MODEL else "lexical"
+
+
+def _digest(payload: Any, n: int = 12) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:n]
+
+
+def matcher_digest(matcher: MatcherSettings) -> str:
+    return _digest(matcher.as_dict(), 8)
+
+
+# ------------------------------------------------------------------------------------ inputs key
+
+
+def reference_key(
+    *, graph_id: int, version: int, graph_built: bool, events: Iterable[tuple[int, bool, str, str, date]]
+) -> str:
+    """Key of a reference and its review state: events are (id, rejected, title, description, date).
+
+    Reviews can reject an event or revise its title or date; all of these change the key.
+    """
+    rows = sorted((e[0], bool(e[1]), e[2], e[3], e[4].isoformat()) for e in events)
+    return f"g{graph_id}.{version}.{int(graph_built)}.{_digest(rows, 10)}"
+
+
+def reference_key_of(reference: Reference | None) -> str:
+    if reference is None:
+        return "g-"
+    return reference_key(
+        graph_id=reference.graph_id,
+        version=reference.version,
+        graph_built=reference.graph_built,
+        events=((e.id, e.rejected, e.title, e.description, e.date) for e in reference.events),
+    )
+
+
+def inputs_key(
+    *,
+    question_type: str,
+    resolution_version: int | None,
+    resolution_kind: str | None,
+    reference: str,
+    matcher: str,
+    judge: str,
+) -> str:
+    """The key current grades must carry (see the module docstring); ``""`` when there is nothing to grade."""
+    if resolution_version is None:
+        return ""
+    if resolution_kind == Resolution.Kind.UNRESOLVE:
+        return ""
+    if resolution_kind == Resolution.Kind.ANNUL:
+        return f"{GRADER_VERSION}|void|r{resolution_version}"
+    judge_part = judge if question_type == Question.Type.OPEN_ENDED else "-"
+    return f"{GRADER_VERSION}|r{resolution_version}|{reference}|m{matcher}|j{judge_part}"
+
+
+# ------------------------------------------------------------------------------------ bulk loads
+
+
+@dataclass(frozen=True, slots=True)
+class ForecastHead:
+    """What deciding which forecast counts needs."""
+
+    id: int
+    agent_id: int
+    session_id: Any
+    received_at: datetime
+
+
+def forecast_heads(question_id: int) -> list[ForecastHead]:
+    return [
+        ForecastHead(*row)
+        for row in Forecast.objects.filter(question_id=question_id)
+        .order_by("received_at", "id")
+        .values_list("id", "agent_id", "session_id", "received_at")
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentGrade:
+    forecast_id: int
+    inputs_key: str
+    counts: bool
+
+
+def current_grades_of_question(question_id: int) -> dict[int, CurrentGrade]:
+    return {
+        row[0]: CurrentGrade(*row)
+        for row in Grade.objects.filter(forecast__question_id=question_id, is_current=True).values_list(
+            "forecast_id", "inputs_key", "counts"
+        )
+    }
+
+
+def latest_grade_versions(forecast_ids: Sequence[int]) -> dict[int, int]:
+    return dict(
+        Grade.objects.filter(forecast_id__in=forecast_ids)
+        .values("forecast_id")
+        .annotate(v=Max("version"))
+        .values_list("forecast_id", "v")
+    )
+
+
+@dataclass(slots=True)
+class ForecastData:
+    """Everything grading one forecast needs, loaded in bulk for a batch."""
+
+    id: int
+    agent_id: int
+    session_id: Any
+    received_at: datetime
+    prediction: Any
+    sources: list[Any]
+    graph: Any
+    simulated_at: datetime | None
+    knowledge_cutoff: date | None
+    cited: list[tuple[int, datetime | None]]
+
+
+def forecast_data(forecast_ids: Sequence[int]) -> list[ForecastData]:
+    rows = Forecast.objects.filter(pk__in=forecast_ids).values_list(
+        "id",
+        "agent_id",
+        "session_id",
+        "received_at",
+        "prediction",
+        "sources",
+        "graph",
+        "session__simulated_at",
+        "agent__knowledge_cutoff",
+    )
+    cited: dict[int, list[tuple[int, datetime | None]]] = defaultdict(list)
+    through = Forecast.cited_articles.through.objects.filter(forecast_id__in=forecast_ids)
+    for forecast_id, article_id, published_at in through.values_list(
+        "forecast_id", "article_id", "article__published_at"
+    ).order_by("id"):
+        cited[forecast_id].append((article_id, published_at))
+    return [
+        ForecastData(*row, cited=cited.get(row[0], []))  # type: ignore[misc]
+        for row in sorted(rows, key=lambda r: r[0])
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    agent_id: int
+    session_id: Any
+    article_ids: tuple[int, ...]
+    at: datetime
+
+
+def gateway_reads_for_question(question_id: int) -> dict[int, list[Read]]:
+    """agent id -> article reads made through the gateway for this question (oldest first).
+
+    Same reading of the log as ``leaderboard.selectors.evidence.articles_read_for`` (a read whose
+    article row was deleted still counts by its logged id), for every agent in one query.
+    """
+    evidence_log_flush()
+    reads: dict[int, list[Read]] = defaultdict(list)
+    rows = (
+        EvidenceAccess.objects.filter(question_id=question_id, kind=EvidenceAccess.Kind.READ)
+        .order_by("created_at", "id")
+        .values_list("agent_id", "session_id", "article_id", "item_ids", "created_at")
+    )
+    for agent_id, session_id, article_id, item_ids, created_at in rows:
+        ids = (article_id,) if article_id is not None else tuple(int(i) for i in item_ids or ())
+        reads[agent_id].append(Read(agent_id, session_id, ids, created_at))
+    return reads
+
+
+# ------------------------------------------------------------------------------------ sweeper
+
+
+def _question_keys(question_ids: Sequence[int]) -> dict[int, str]:
+    """The current inputs key of each question, computed in a few bulk queries."""
+    if not question_ids:
+        return {}
+    types = dict(Question.objects.filter(pk__in=question_ids).values_list("id", "type"))
+    latest: dict[int, tuple[int, str]] = {}
+    for qid, version, kind in Resolution.objects.filter(question_id__in=question_ids).values_list(
+        "question_id", "version", "kind"
+    ):
+        if qid not in latest or version > latest[qid][0]:
+            latest[qid] = (version, kind)
+    graphs = {
+        row[1]: row
+        for row in HindsightGraph.objects.filter(question_id__in=question_ids, is_current=True).values_list(
+            "id", "question_id", "version", "graph_built"
+        )
+    }
+    events: dict[int, list[tuple[int, bool, str, str, date]]] = defaultdict(list)
+    for graph_id, event_id, status, title, description, day in HindsightEvent.objects.filter(
+        graph_id__in=[g[0] for g in graphs.values()]
+    ).values_list("graph_id", "id", "review_status", "title", "description", "occurred_on"):
+        events[graph_id].append((event_id, status == HindsightEvent.ReviewStatus.REJECTED, title, description, day))
+    matcher = matcher_digest(matcher_settings())
+    judge = judge_label()
+    keys: dict[int, str] = {}
+    for qid in question_ids:
+        version, kind = latest.get(qid, (None, None))
+        graph = graphs.get(qid)
+        ref = (
+            reference_key(graph_id=graph[0], version=graph[2], graph_built=graph[3], events=events.get(graph[0], []))
+            if graph
+            else "g-"
+        )
+        keys[qid] = inputs_key(
+            question_type=types.get(qid, ""),
+            resolution_version=version,
+            resolution_kind=kind,
+            reference=ref,
+            matcher=matcher,
+            judge=judge,
+        )
+    return keys
+
+
+def questions_needing_grading(*, limit: int = 500) -> list[int]:
+    """Questions whose grades are missing or stale, oldest id first (what the sweeper re-drives).
+
+    - resolved/annulled questions with a forecast that has no current grade;
+    - resolved/annulled questions whose last completed run used another inputs key than now;
+    - questions no longer resolved (un-resolved) that still have current grades.
+    """
+    graded_statuses = (Question.Status.RESOLVED, Question.Status.ANNULLED)
+    ungraded = Forecast.objects.filter(question=OuterRef("pk")).exclude(
+        Exists(Grade.objects.filter(forecast=OuterRef("pk"), is_current=True))
+    )
+    missing = list(
+        Question.objects.filter(status__in=graded_statuses)
+        .filter(Exists(ungraded))
+        .order_by("pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+    withdrawn = list(
+        Question.objects.exclude(status__in=graded_statuses)
+        .filter(Exists(Grade.objects.filter(forecast__question=OuterRef("pk"), is_current=True)))
+        .order_by("pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+    # Questions with forecasts whose state does not match the key computed now.
+    with_forecasts = list(
+        Question.objects.filter(status__in=graded_statuses)
+        .filter(Exists(Forecast.objects.filter(question=OuterRef("pk"))))
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    stale: list[int] = []
+    states = dict(
+        QuestionGradingState.objects.filter(question_id__in=with_forecasts).values_list("question_id", "inputs_key")
+    )
+    for start in range(0, len(with_forecasts), 1000):
+        chunk = with_forecasts[start : start + 1000]
+        for qid, key in _question_keys(chunk).items():
+            if states.get(qid) != key:
+                stale.append(qid)
+        if len(stale) >= limit:
+            break
+    return sorted(set(missing) | set(withdrawn) | set(stale))[:limit]
+
+
+# ------------------------------------------------------------------------------------ API reads
+
+
+def grades_for_forecasts(*, forecast_ids: Iterable[int]) -> dict[int, Grade]:
+    """forecast id -> current grade."""
+    return {g.forecast_id: g for g in Grade.objects.filter(forecast_id__in=list(forecast_ids), is_current=True)}
+
+
+def grade_status(*, forecast: Forecast, grade: Grade | None) -> str:
+    """One word (or phrase) telling an agent where the grading of its forecast stands.
+
+    ``withheld until the outcome is published`` for replay questions whose outcome staff have not
+    published (a grade would reveal the outcome), ``void`` for annulled questions, ``graded``,
+    ``pending`` (resolved, grading queued) or ``unresolved``.
+    """
+    question = forecast.question
+    resolved = question.status in (Question.Status.RESOLVED, Question.Status.ANNULLED)
+    if resolved and not question.is_revealed:
+        return GRADE_STATUS_WITHHELD
+    if grade is not None:
+        return "void" if grade.void else "graded"
+    return "pending" if resolved else "unresolved"
+
+
+def grade_history(*, forecast_id: int) -> QuerySet[Grade]:
+    """Every grade version of a forecast, newest first."""
+    return Grade.objects.filter(forecast_id=forecast_id).order_by("-version")
+
+
+def question_grades(*, question_id: int, current: bool = True) -> QuerySet[Grade]:
+    qs = Grade.objects.filter(forecast__question_id=question_id)
+    return qs.filter(is_current=True) if current else qs
+
+
+def grading_state(question_id: int) -> QuestionGradingState | None:
+    return QuestionGradingState.objects.filter(question_id=question_id).first()
+
+
+__all__ = [
+    "GRADE_STATUS_WITHHELD",
+    "ForecastData",
+    "ForecastHead",
+    "grade_history",
+    "grade_status",
+    "grades_for_forecasts",
+    "inputs_key",
+    "judge_label",
+    "matcher_settings",
+    "question_grades",
+    "questions_needing_grading",
+    "reference_key",
+    "reference_key_of",
+]
