@@ -127,43 +127,58 @@ def bench_feed(args: argparse.Namespace, server: LoopbackServer) -> dict[str, An
     # Baselines: feedparser with its defaults, and with the options ingestion uses (HTML
     # sanitising off because nh3 reduces every field to plain text afterwards). The ratio is
     # taken against the faster of the two, so ingestion gets no credit for skipped work.
-    started = time.perf_counter()
-    parsed = feedparser.parse(body)
-    parse_default_seconds = time.perf_counter() - started
-    assert len(parsed.entries) == args.entries, "feedparser lost entries"
-    started = time.perf_counter()
-    parsed = parse_feed_document(body)
-    parse_same_options_seconds = time.perf_counter() - started
-    assert len(parsed.entries) == args.entries, "feedparser lost entries"
+    # With --repeat N each figure is the best of N rounds, parse and ingest interleaved, which
+    # damps the noise of a shared machine.
+    best: dict[str, float] = {}
+
+    def keep_best(name: str, started: float) -> None:
+        elapsed = time.perf_counter() - started
+        best[name] = min(best.get(name, elapsed), elapsed)
+
+    for round_number in range(max(1, args.repeat)):
+        started = time.perf_counter()
+        parsed = feedparser.parse(body)
+        keep_best("parse_default", started)
+        assert len(parsed.entries) == args.entries, "feedparser lost entries"
+        started = time.perf_counter()
+        parsed = parse_feed_document(body)
+        keep_best("parse_same", started)
+        assert len(parsed.entries) == args.entries, "feedparser lost entries"
+        del parsed
+
+        Article.objects.all().delete()
+        Source.objects.filter(name="bench feed").delete()
+        source = Source.objects.create(
+            name="bench feed",
+            kind=Source.Kind.RSS,
+            url=url,
+            poll_interval=timedelta(minutes=15),
+            options={"max_bytes": len(body) + 1},
+        )
+        now = datetime.now(UTC) + timedelta(days=round_number)
+        started = time.perf_counter()
+        first = source_poll(source_id=source.pk, now=now)
+        keep_best("ingest", started)
+        if first.error or first.added != args.entries:
+            raise SystemExit(f"ingest failed: added {first.added} of {args.entries}; {first.error}")
+
+        started = time.perf_counter()
+        again = source_poll(source_id=source.pk, now=now + timedelta(hours=1))
+        keep_best("duplicate", started)
+        if again.error or again.added != 0 or again.skipped != args.entries:
+            raise SystemExit(f"duplicate poll misbehaved: {again.summary()}")
+        assert Article.objects.count() == args.entries
+
+    parse_default_seconds, parse_same_options_seconds = best["parse_default"], best["parse_same"]
     parse_seconds = min(parse_default_seconds, parse_same_options_seconds)
-
-    source = Source.objects.create(
-        name="bench feed",
-        kind=Source.Kind.RSS,
-        url=url,
-        poll_interval=timedelta(minutes=15),
-        options={"max_bytes": len(body) + 1},
-    )
-    now = datetime.now(UTC)
-    started = time.perf_counter()
-    first = source_poll(source_id=source.pk, now=now)
-    ingest_seconds = time.perf_counter() - started
-    if first.error or first.added != args.entries:
-        raise SystemExit(f"ingest failed: added {first.added} of {args.entries}; {first.error}")
-
-    started = time.perf_counter()
-    again = source_poll(source_id=source.pk, now=now + timedelta(hours=1))
-    duplicate_seconds = time.perf_counter() - started
-    if again.error or again.added != 0 or again.skipped != args.entries:
-        raise SystemExit(f"duplicate poll misbehaved: {again.summary()}")
-    assert Article.objects.count() == args.entries
-
+    ingest_seconds, duplicate_seconds = best["ingest"], best["duplicate"]
     parse_rate = args.entries / parse_seconds
     ingest_rate = args.entries / ingest_seconds
     duplicate_rate = args.entries / duplicate_seconds
     return {
         "feed_entries": args.entries,
         "feed_bytes": len(body),
+        "rounds": max(1, args.repeat),
         "parse_default_options_seconds": round(parse_default_seconds, 3),
         "parse_same_options_seconds": round(parse_same_options_seconds, 3),
         "parse_seconds": round(parse_seconds, 3),
@@ -324,6 +339,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--entries", type=int, default=10_000, help="feed entries (default 10000)")
     parser.add_argument("--markets", type=int, default=5_000, help="markets in the listing (default 5000)")
+    parser.add_argument("--repeat", type=int, default=1, help="rounds per workload; figures are the best round")
     parser.add_argument(
         "--workload", action="append", choices=sorted(WORKLOADS), help="repeatable; default: every workload"
     )

@@ -79,17 +79,22 @@ def canonical_url(url: str) -> str:
     host = (parts.hostname or "").rstrip(".")
     if not host:
         raise InvalidURL(f"URL has no host: {url!r}")
-    try:
-        host = host.encode("idna").decode("ascii").lower()
-    except UnicodeError:
+    if host.isascii():
         host = host.lower()
+    else:
+        try:
+            host = host.encode("idna").decode("ascii").lower()
+        except UnicodeError:
+            host = host.lower()
     netloc = host if ":" not in host else f"[{host}]"
     if port is not None and port != DEFAULT_PORTS[scheme]:
         netloc = f"{netloc}:{port}"
     # Re-quote the path so that "%7E" and "~" (or a raw space and "%20") give one URL.
     path = quote(unquote(parts.path), safe="/:@!$&'()*+,;=-._~") or "/"
-    query_pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_tracking(k)]
-    query = urlencode(sorted(query_pairs), doseq=False)
+    query = ""
+    if parts.query:
+        query_pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_tracking(k)]
+        query = urlencode(sorted(query_pairs), doseq=False)
     return urlunsplit((scheme, netloc, path, query, ""))
 
 

@@ -60,7 +60,7 @@ def article_store_many(
     URLs) is stored once, whether the copy is in this batch or already in the database.
     """
     result = ArticleStoreResult()
-    candidates: list[Article] = []
+    candidates: list[tuple[str, str, str, str, str, Mapping[str, Any]]] = []
     batch_urls: set[str] = set()
     batch_hashes: set[str] = set()
 
@@ -91,37 +91,39 @@ def article_store_many(
             continue
         batch_urls.add(url)
         batch_hashes.add(digest)
-        candidates.append(
-            Article(
-                source=source,
-                url=url,
-                title=title,
-                summary=summary,
-                body=body,
-                author=str(entry.get("author") or "")[:300],
-                language=str(entry.get("language") or "")[:20],
-                published_at=_aware_utc(entry.get("published_at")),
-                fetched_at=fetched_at,
-                content_hash=digest,
-            )
-        )
+        candidates.append((url, digest, title, summary, body, entry))
 
+    # Model instances only for rows that will be inserted: on a feed that is all repeats,
+    # building 10,000 Articles to throw away would cost more than the existence queries.
     new: list[Article] = []
     for start in range(0, len(candidates), BATCH_SIZE):
         chunk = candidates[start : start + BATCH_SIZE]
         known = Article.objects.filter(
-            Q(url__in=[a.url for a in chunk]) | Q(content_hash__in=[a.content_hash for a in chunk])
+            Q(url__in=[c[0] for c in chunk]) | Q(content_hash__in=[c[1] for c in chunk])
         ).values_list("url", "content_hash")
         known_urls: set[str] = set()
         known_hashes: set[str] = set()
-        for url, digest in known:
-            known_urls.add(url)
-            known_hashes.add(digest)
-        for article in chunk:
-            if article.url in known_urls or article.content_hash in known_hashes:
+        for known_url, known_digest in known:
+            known_urls.add(known_url)
+            known_hashes.add(known_digest)
+        for url, digest, title, summary, body, entry in chunk:
+            if url in known_urls or digest in known_hashes:
                 result.skip_reasons["already stored"] += 1
-            else:
-                new.append(article)
+                continue
+            new.append(
+                Article(
+                    source=source,
+                    url=url,
+                    title=title,
+                    summary=summary,
+                    body=body,
+                    author=str(entry.get("author") or "")[:300],
+                    language=str(entry.get("language") or "")[:20],
+                    published_at=_aware_utc(entry.get("published_at")),
+                    fetched_at=fetched_at,
+                    content_hash=digest,
+                )
+            )
     # ignore_conflicts: another source storing the same story at this moment must not abort
     # this poll's transaction; its copy wins and ours is dropped.
     Article.objects.bulk_create(new, batch_size=BATCH_SIZE, ignore_conflicts=True)

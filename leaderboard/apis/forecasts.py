@@ -16,6 +16,7 @@ from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception, err
 from leaderboard.authentication import request_agent
 from leaderboard.models import Forecast, Grade
 from leaderboard.selectors.forecasts import forecast_current_grades, forecast_list_for_agent
+from leaderboard.selectors.grades import grade_status
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
 from leaderboard.services.forecasts import ForecastInput, SubmitResult, forecast_submit, forecast_submit_batch
 from leaderboard.throttling import TokenRateThrottle
@@ -75,8 +76,10 @@ class GradeOutputSerializer(serializers.ModelSerializer):
             "version",
             "grader_version",
             "resolution_version",
+            "reference_version",
             "void",
             "contaminated",
+            "cutoff_declared",
             "counts",
             "correct",
             "brier",
@@ -108,6 +111,9 @@ class ForecastOutputSerializer(serializers.ModelSerializer):
     session = serializers.UUIDField(source="session_id", allow_null=True)
     agent = serializers.CharField(source="agent.slug")
     grade = serializers.SerializerMethodField(help_text="The current grade once the outcome is public, else null.")
+    grade_status = serializers.SerializerMethodField(
+        help_text="graded | void | pending | unresolved | withheld until the outcome is published (replay)."
+    )
 
     class Meta:
         model = Forecast
@@ -124,12 +130,16 @@ class ForecastOutputSerializer(serializers.ModelSerializer):
             "idempotency_key",
             "channel",
             "grade",
+            "grade_status",
         ]
 
     @extend_schema_field(GradeOutputSerializer(allow_null=True))
     def get_grade(self, obj: Forecast) -> dict[str, Any] | None:
         grade = self.context.get("grades", {}).get(obj.pk)
         return None if grade is None else GradeOutputSerializer(grade).data  # type: ignore[return-value]
+
+    def get_grade_status(self, obj: Forecast) -> str:
+        return grade_status(forecast=obj, grade=self.context.get("grades", {}).get(obj.pk))
 
 
 class BatchItemOutputSerializer(serializers.Serializer):
@@ -265,10 +275,10 @@ class ForecastBatchApi(APIView):
         serialized = ForecastOutputSerializer([r.forecast for _, r in accepted], many=True).data
         for (i, result), data in zip(accepted, serialized, strict=True):
             rows[i].update(status=201 if result.created else 200, forecast=data, error=None)
-        for i, result in zip(positions, results, strict=True):
-            if not isinstance(result, SubmitResult):
-                assert isinstance(result, NotFound | ForecastConflict | DjangoValidationError)
-                code, payload = error_body(result)
+        for i, outcome in zip(positions, results, strict=True):
+            if not isinstance(outcome, SubmitResult):
+                assert isinstance(outcome, NotFound | ForecastConflict | DjangoValidationError)
+                code, payload = error_body(outcome)
                 rows[i].update(status=code, forecast=None, error=payload)
         return Response(
             {

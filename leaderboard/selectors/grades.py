@@ -226,11 +226,11 @@ def _question_keys(question_ids: Sequence[int]) -> dict[int, str]:
         return {}
     types = dict(Question.objects.filter(pk__in=question_ids).values_list("id", "type"))
     latest: dict[int, tuple[int, str]] = {}
-    for qid, version, kind in Resolution.objects.filter(question_id__in=question_ids).values_list(
+    for qid, res_version, res_kind in Resolution.objects.filter(question_id__in=question_ids).values_list(
         "question_id", "version", "kind"
     ):
-        if qid not in latest or version > latest[qid][0]:
-            latest[qid] = (version, kind)
+        if qid not in latest or res_version > latest[qid][0]:
+            latest[qid] = (res_version, res_kind)
     graphs = {
         row[1]: row
         for row in HindsightGraph.objects.filter(question_id__in=question_ids, is_current=True).values_list(
@@ -246,7 +246,10 @@ def _question_keys(question_ids: Sequence[int]) -> dict[int, str]:
     judge = judge_label()
     keys: dict[int, str] = {}
     for qid in question_ids:
-        version, kind = latest.get(qid, (None, None))
+        version: int | None = None
+        kind: str | None = None
+        if qid in latest:
+            version, kind = latest[qid]
         graph = graphs.get(qid)
         ref = (
             reference_key(graph_id=graph[0], version=graph[2], graph_built=graph[3], events=events.get(graph[0], []))

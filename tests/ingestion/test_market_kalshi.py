@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from ingestion.models import Market, PricePoint, Question, Source
+from ingestion.selectors.markets import market_price_at, market_prices_before
 from tests.ingestion.conftest import NOW
 from tests.ingestion.market_fakes import FakeKalshi, market_source, poll, row_counts
 
@@ -74,6 +75,11 @@ def test_a_price_move_adds_one_point(kalshi, fake_server) -> None:
         (NOW, pytest.approx(0.23)),
         (later, pytest.approx(0.31)),
     ]
+    # As-of reads see only prices strictly before the date.
+    fed = Market.objects.get(external_id=FED)
+    assert market_price_at(market=fed, at=later).probability == pytest.approx(0.23)
+    assert market_price_at(market=fed, at=NOW) is None
+    assert market_prices_before(market=fed, before=later + timedelta(seconds=1)).count() == 2
 
 
 def test_source_url_with_version_prefix(kalshi, fake_server) -> None:

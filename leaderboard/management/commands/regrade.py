@@ -1,0 +1,63 @@
+"""python manage.py regrade [ID ...] [--all] [--force]: (re)grade questions now, in this process."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from ingestion.models import Question
+from ingestion.services.questions import question_lookup
+from leaderboard.services.grading import grade_question
+
+
+class Command(BaseCommand):
+    help = (
+        "Grade or regrade one question (id or external id) or, without an id, every resolved or "
+        "annulled question and every question that still has grades. Up-to-date grades are left alone "
+        "unless --force is given, so running it twice writes nothing the second time."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("questions", nargs="*", help="Question ids or external ids; none means all.")
+        parser.add_argument("--force", action="store_true", help="Write a new grade version even when up to date.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        identifiers: list[str] = options["questions"]
+        if identifiers:
+            ids = []
+            for identifier in identifiers:
+                try:
+                    ids.append(question_lookup(identifier).pk)
+                except Question.DoesNotExist as exc:
+                    raise CommandError(str(exc)) from exc
+        else:
+            ids = list(
+                Question.objects.filter(status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED])
+                .union(Question.objects.filter(forecasts__grades__is_current=True))
+                .values_list("pk", flat=True)
+            )
+            ids = sorted(set(ids))
+        totals = {"questions": 0, "graded": 0, "unchanged": 0, "withdrawn": 0, "void": 0, "busy": 0}
+        for question_id in ids:
+            report = grade_question(question_id=question_id, force=options["force"])
+            totals["questions"] += 1
+            totals["graded"] += report.graded
+            totals["unchanged"] += report.unchanged
+            totals["withdrawn"] += report.withdrawn
+            totals["void"] += report.graded if report.void else 0
+            totals["busy"] += report.status == "busy"
+            self.stdout.write(
+                f"question {question_id}: {report.status}; {report.graded} graded, {report.unchanged} unchanged, "
+                f"{report.withdrawn} withdrawn (reference: {report.reference}"
+                + (f", judge: {report.judge}" if report.judge else "")
+                + ")"
+            )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Regraded {totals['questions']} question(s): {totals['graded']} grades written "
+                f"({totals['void']} void), {totals['unchanged']} unchanged, {totals['withdrawn']} withdrawn"
+                + (f", {totals['busy']} busy in another worker (retry later)" if totals["busy"] else "")
+                + "."
+            )
+        )

@@ -1,0 +1,554 @@
+"""Grade orchestration: every forecast of a question scored on outcome, evidence and reasoning.
+
+``grade_question`` is the one entry point (tasks, receivers, the sweeper and the ``regrade``
+command call it). What it does depends on the question's current resolution:
+
+- resolved / amended: every forecast whose current grade was not computed from the question's
+  current inputs key (see ``leaderboard.selectors.grades``) gets a new grade version, in batches:
+  outcome always; evidence (SrcP, source recall) and reasoning (KER, event P/R/F1, temporal MAE)
+  only when the current hindsight reference passed its quality thresholds (``graph_built``), else
+  those fields are null. Leaks need no reference and are always counted.
+- annulled: a new version with ``void=True`` and every metric null.
+- un-resolved (or never resolved): current grades are withdrawn (marked not current, kept as
+  history, no new version); re-resolving writes the next version.
+
+A run that finds every current grade on the current key writes nothing (idempotent). Two workers
+on one question: the first claims ``QuestionGradingState`` with a conditional UPDATE on
+``claimed_at``; the other gets ``status="busy"`` (the task retries later). A claim older than
+HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is taken over (its worker died).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from grading.scoring import GRADER_VERSION
+from grading.scoring import outcome as outcome_rules
+from grading.scoring.evidence import leaked_items, score_evidence
+from grading.scoring.open_ended import PredictionVerdict, score_open_ended
+from grading.scoring.reasoning import Event, MatcherSettings, ReferenceIndex
+from grading.scoring.relation import sanitize_relation, score_relation
+from grading.scoring.text import tokenize
+from grading.selectors import Reference, reference_for_question
+from ingestion.models import PricePoint, Question, Resolution
+from ingestion.reference_data import cameo_children
+from ingestion.selectors.evidence import articles_search
+from leaderboard.judges import EvidenceItem, Judge, judge_for_question
+from leaderboard.models import Grade, QuestionGradingState
+from leaderboard.selectors.grades import (
+    ForecastData,
+    ForecastHead,
+    Read,
+    current_grades_of_question,
+    forecast_data,
+    forecast_heads,
+    gateway_reads_for_question,
+    inputs_key,
+    judge_label,
+    latest_grade_versions,
+    matcher_digest,
+    matcher_settings,
+    reference_key_of,
+)
+from leaderboard.services.predictions import question_options
+
+logger = logging.getLogger(__name__)
+
+RESOLVED_KINDS = (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
+
+
+@dataclass
+class GradingReport:
+    question_id: int
+    status: str  # graded | up_to_date | withdrawn | busy | missing
+    inputs_key: str = ""
+    graded: int = 0  # new grade rows written
+    unchanged: int = 0  # forecasts whose current grade was already up to date
+    withdrawn: int = 0  # grades marked not current because the question is no longer resolved
+    counts_updated: int = 0
+    void: bool = False
+    reference: str = "none"  # none | built | not_built
+    judge: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ------------------------------------------------------------------------------------ claim
+
+
+def grading_claim(*, question_id: int, now: datetime) -> bool:
+    """Take the question for this worker; False when another worker holds a fresh claim."""
+    QuestionGradingState.objects.get_or_create(question_id=question_id)
+    stale = now - timedelta(seconds=settings.HINDSIGHT_GRADING_CLAIM_STALE_SECONDS)
+    return (
+        QuestionGradingState.objects.filter(question_id=question_id)
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=stale))
+        .update(claimed_at=now)
+        == 1
+    )
+
+
+def grading_release(*, question_id: int, claimed_at: datetime) -> None:
+    QuestionGradingState.objects.filter(question_id=question_id, claimed_at=claimed_at).update(claimed_at=None)
+
+
+# ------------------------------------------------------------------------------------ which counts
+
+
+def counting_forecasts(question: Question, heads: Sequence[ForecastHead]) -> set[int]:
+    """Ids of the forecasts that count: live, each agent's latest at or before close_at; replay,
+    each session's latest (``heads`` are ordered by received_at, id)."""
+    latest: dict[tuple[int, Any], int] = {}
+    replay = question.track == Question.Track.REPLAY
+    for head in heads:
+        if replay:
+            latest[(head.agent_id, head.session_id)] = head.id
+        elif head.received_at <= question.close_at:
+            latest[(head.agent_id, None)] = head.id
+    return set(latest.values())
+
+
+# ------------------------------------------------------------------------------------ market prices
+
+
+class MarketSeries:
+    """Price history of the question's market, per outcome, for 'price at or before t' lookups."""
+
+    def __init__(self, question: Question) -> None:
+        self.series: dict[str, tuple[list[datetime], list[float]]] = {}
+        if question.market_id is None:
+            return
+        for outcome, time, probability in (
+            PricePoint.objects.filter(market_id=question.market_id)
+            .order_by("time")
+            .values_list("outcome", "time", "probability")
+        ):
+            times, probs = self.series.setdefault(outcome, ([], []))
+            times.append(time)
+            probs.append(probability)
+        lowered = {o.strip().lower(): o for o in self.series}
+        self.yes = lowered.get("yes") or (sorted(self.series)[0] if self.series else None)
+        self._lowered = lowered
+
+    def price(self, outcome: str | None, at: datetime) -> float | None:
+        if outcome is None:
+            return None
+        found = self.series.get(outcome) or self.series.get(self._lowered.get(outcome.strip().lower(), ""))
+        if not found:
+            return None
+        times, probs = found
+        i = bisect_right(times, at) - 1
+        return probs[i] if i >= 0 else None
+
+    def binary(self, at: datetime) -> float | None:
+        return self.price(getattr(self, "yes", None), at) if self.series else None
+
+    def vector(self, options: Sequence[str], at: datetime) -> dict[str, float] | None:
+        if not self.series:
+            return None
+        prices = {o: self.price(o, at) for o in options}
+        if any(p is None for p in prices.values()):
+            return None
+        return {o: float(p) for o, p in prices.items() if p is not None}
+
+
+# ------------------------------------------------------------------------------------ one question
+
+
+def _forecast_events(graph: Any) -> list[Event]:
+    events: list[Event] = []
+    if not isinstance(graph, dict):
+        return events
+    for raw in graph.get("events") or []:
+        if not isinstance(raw, dict):
+            continue
+        day: date | None = None
+        text = raw.get("date")
+        if isinstance(text, str) and len(text) >= 10:
+            try:
+                day = date.fromisoformat(text[:10])
+            except ValueError:
+                day = None
+        events.append(
+            Event(
+                id=str(raw.get("id")),
+                title=str(raw.get("title") or ""),
+                description=str(raw.get("description") or ""),
+                date=day,
+            )
+        )
+    return events
+
+
+def _round(value: float | None, digits: int = 6) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is None or math.isfinite(value) else None
+
+
+class QuestionGrader:
+    """Everything about one question that does not depend on the forecast, built once per run."""
+
+    def __init__(
+        self,
+        *,
+        question: Question,
+        resolution: Resolution,
+        reference: Reference | None,
+        matcher: MatcherSettings,
+        key: str,
+        now: datetime,
+        reads: dict[int, list[Read]],
+    ) -> None:
+        self.question = question
+        self.resolution = resolution
+        self.outcome = resolution.outcome
+        self.void = resolution.kind == Resolution.Kind.ANNUL
+        self.key = key
+        self.now = now
+        self.reads = reads
+        self.matcher = matcher
+        self.matcher_dict = matcher.as_dict()
+        self.reference = reference
+        self.built = reference is not None and reference.graph_built
+        self.reference_ids: frozenset[int] = reference.source_article_ids if self.built and reference else frozenset()
+        self.index: ReferenceIndex | None = None
+        if self.built and reference is not None:
+            self.index = ReferenceIndex(
+                [
+                    Event(
+                        id=str(e.id),
+                        title=e.title,
+                        description=e.description,
+                        date=e.date,
+                        magnitude=e.magnitude,
+                        confidence=e.confidence,
+                        has_impact=e.has_impact,
+                        rejected=e.rejected,
+                    )
+                    for e in reference.events
+                ],
+                matcher,
+            )
+        self.options = question_options(question)
+        self.market = MarketSeries(question) if question.type in ("binary", "multiple_choice") else None
+        self.cameo = cameo_children() if question.type == Question.Type.RELATION else None
+        self.gold_relation = (
+            sanitize_relation((self.outcome or {}).get("relations"), self.cameo)
+            if self.cameo is not None and not self.void and isinstance(self.outcome, dict)
+            else None
+        )
+        self.judge: Judge | None = None
+        if question.type == Question.Type.OPEN_ENDED and not self.void:
+            self.judge = judge_for_question(evidence=self._evidence_for)
+
+    # -- LRAE stage 2 evidence: the platform's corpus after the question's cut-off (t0)
+    def _evidence_for(self, prediction: str) -> list[EvidenceItem]:
+        terms = list(dict.fromkeys(tokenize(prediction)))[:12]
+        if not terms:
+            return []
+        resolved_at = self.resolution.resolved_at or self.resolution.created_at
+        as_of = resolved_at + timedelta(days=settings.HINDSIGHT_EVIDENCE_WINDOW_DAYS)
+        page = articles_search(query=" or ".join(terms), as_of=as_of, limit=20)
+        items = [
+            EvidenceItem(article_id=r.id, text=f"{r.title}: {r.snippet}".strip())
+            for r in page.results
+            if r.published_at is not None and r.published_at >= self.question.open_at
+        ]
+        return items[: settings.HINDSIGHT_JUDGE_EVIDENCE_ARTICLES]
+
+    # -- one forecast
+    def grade(self, data: ForecastData, *, version: int, counts: bool) -> Grade:
+        cutoff = data.knowledge_cutoff
+        grade = Grade(
+            forecast_id=data.id,
+            version=version,
+            is_current=True,
+            grader_version=GRADER_VERSION,
+            matcher_settings=self.matcher_dict,
+            resolution_version=self.resolution.version,
+            reference_version=self.reference.version if self.reference is not None else None,
+            void=self.void,
+            contaminated=cutoff is not None and self.question.open_at.date() < cutoff,
+            cutoff_declared=cutoff is not None,
+            counts=counts,
+            inputs_key=self.key,
+            created_at=self.now,
+        )
+        details: dict[str, Any] = {}
+        if self.void:
+            details["void"] = self.resolution.note or "The question was annulled."
+            grade.details = details
+            return grade
+        # The forecast's moment: t_sim for a replay session, the server's receipt time for live.
+        as_of = data.simulated_at or data.received_at
+        try:
+            self._outcome(grade, data, as_of, details)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            # A stored prediction that the rules cannot read is graded as ungradable, not skipped.
+            details["outcome_error"] = str(exc)[:500]
+        self._evidence(grade, data, as_of, details)
+        if self.index is not None:
+            self._reasoning(grade, data, details)
+        grade.details = details
+        return grade
+
+    def _outcome(self, grade: Grade, data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
+        qtype = self.question.type
+        prediction = data.prediction or {}
+        y: Any = self.outcome
+        if qtype == Question.Type.BINARY:
+            p = prediction["probability"]
+            s = outcome_rules.score_binary(p, bool(y))
+            grade.correct, grade.brier, grade.log_score = s.correct, s.brier, s.log_score
+            if self.market is not None:
+                market_p = self.market.binary(as_of)
+                grade.market_edge = outcome_rules.market_edge_binary(p, bool(y), market_p)
+                if market_p is not None:
+                    details["market_p"] = market_p
+        elif qtype == Question.Type.MULTIPLE_CHOICE:
+            probs = prediction["probabilities"]
+            m = outcome_rules.score_multiple_choice(probs, self.options, y)
+            grade.correct, grade.brier, grade.log_score = m.correct, m.brier, m.log_score
+            grade.reduced_correct = m.correct
+            details["predicted_option"] = m.predicted_option
+            details["reduced"] = {"brier": _round(m.reduced_brier), "log_score": _round(m.reduced_log_score)}
+            if self.market is not None:
+                vector = self.market.vector(self.options, as_of)
+                grade.market_edge = outcome_rules.market_edge_multiple_choice(probs, self.options, y, vector)
+        elif qtype == Question.Type.QUANTITY:
+            if "value" in prediction:
+                q = outcome_rules.score_point(prediction["value"], float(y))
+            elif "interval" in prediction:
+                lo, hi = prediction["interval"]
+                q = outcome_rules.score_interval(lo, hi, float(y))
+            else:
+                q = outcome_rules.score_quantiles({float(k): v for k, v in prediction["quantiles"].items()}, float(y))
+                grade.pinball = q.pinball_loss
+            grade.correct = q.correct
+            details["quantity"] = {
+                "kind": q.kind,
+                "absolute_error": _round(q.absolute_error),
+                "relative_error": _round(q.relative_error),
+                "interval_width": _round(q.interval_width),
+            }
+        elif qtype == Question.Type.TIMEFRAME:
+            t = outcome_rules.score_timeframe(self.question.granularity, prediction["period"], y)
+            grade.correct = t.correct
+            details["period_offset"] = t.offset
+        elif qtype == Question.Type.RELATION:
+            assert self.cameo is not None and self.gold_relation is not None
+            r = score_relation(prediction.get("relations"), self.gold_relation, self.cameo)
+            grade.first_level_f1, grade.second_level_f1 = r.first_level.f1, r.second_level.f1
+            grade.kl_binary, grade.kl_quad = r.binary_kl, r.quad_kl
+            details["relation"] = {
+                "first_level": {"precision": r.first_level.precision, "recall": r.first_level.recall},
+                "second_level": {"precision": r.second_level.precision, "recall": r.second_level.recall},
+            }
+        elif qtype == Question.Type.OPEN_ENDED:
+            self._open_ended(grade, prediction, details)
+
+    def _open_ended(self, grade: Grade, prediction: dict[str, Any], details: dict[str, Any]) -> None:
+        assert self.judge is not None
+        gold: Any = self.outcome
+        events = prediction["events"] if "events" in prediction else [prediction["answer"]]
+        predictions = [str(e) for e in events]
+        if isinstance(gold, str):
+            judgement = self.judge.judge_argument(
+                question=self.question.title, label=gold, prediction=" ".join(predictions)
+            )
+            n_gold = 1
+            grade.correct = judgement.verdicts[0].gold_index == 0
+        else:
+            gold_list = [str(g) for g in gold]
+            judgement = self.judge.judge_list(question=self.question.title, gold=gold_list, predictions=predictions)
+            n_gold = len(gold_list)
+        verdicts: list[PredictionVerdict] = judgement.verdicts
+        s = score_open_ended(verdicts, n_gold, judge="llm" if self.judge.label == "llm" else "lexical")
+        grade.open_precision, grade.open_recall, grade.open_f1 = s.precision, s.recall, s.f1
+        grade.judge = self.judge.label
+        details["lrae"] = {
+            "judge": self.judge.label,
+            "model": self.judge.model,
+            "counts": asdict(s.counts),
+            "without_retrieval": {
+                "precision": s.precision_without_retrieval,
+                "recall": s.recall_without_retrieval,
+                "f1": s.f1_without_retrieval,
+            },
+            "items": judgement.items,
+        }
+
+    def _evidence(self, grade: Grade, data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
+        cited_ids = [a for a, _ in data.cited]
+        published: dict[int | str, datetime | None] = dict(data.cited)
+        urls = [s for s in data.sources or [] if isinstance(s, str)]
+        # Leaks need only the forecast: counted whether or not the reference is ready.
+        cited: list[int | str] = [*cited_ids, *urls]
+        leaked, _unknown = leaked_items(cited, published, as_of)
+        grade.leaks = len(leaked)
+        if leaked:
+            details["leaked_article_ids"] = leaked
+        if not self.built:
+            return
+        read: set[int] = set()
+        for r in self.reads.get(data.agent_id, ()):
+            if r.at > data.received_at:
+                break
+            if data.session_id is None or r.session_id == data.session_id:
+                read.update(r.article_ids)
+        # C: cited articles, cited URLs that are not archive articles, and articles read for it.
+        sources: set[int | str] = {*cited_ids, *read}
+        sources.update(u for u in urls if u not in published)
+        srcp = score_evidence(sources, self.reference_ids)
+        grade.source_precision = srcp.source_precision
+        grade.source_recall = srcp.source_recall
+        details["evidence"] = {"sources": srcp.n_sources, "read": len(read), "overlap": srcp.n_overlap}
+
+    def _reasoning(self, grade: Grade, data: ForecastData, details: dict[str, Any]) -> None:
+        assert self.index is not None
+        events = _forecast_events(data.graph)
+        r = self.index.score(events)
+        grade.key_event_recall = r.ker
+        grade.event_precision = r.event_precision
+        grade.event_recall = r.event_recall
+        grade.event_f1 = r.event_f1
+        grade.temporal_mae = r.temporal_mae_days
+        details["reasoning"] = {
+            "forecast_events": r.n_forecast_events,
+            "key_events": list(r.key_event_ids),
+            "matched_key_events": list(r.matched_key_event_ids),
+            "matches": [[m.forecast_id, m.reference_id, round(m.score, 4), m.day_diff] for m in r.matches],
+        }
+
+
+# ------------------------------------------------------------------------------------ writes
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+@transaction.atomic
+def _write_batch(*, forecast_ids: Sequence[int], grades: list[Grade]) -> None:
+    Grade.objects.filter(forecast_id__in=forecast_ids, is_current=True).update(is_current=False)
+    Grade.objects.bulk_create(grades, batch_size=1000)
+
+
+def _sync_counts(*, question_id: int, counting: set[int], regraded: set[int]) -> int:
+    current = current_grades_of_question(question_id)
+    turn_on = [fid for fid, g in current.items() if fid not in regraded and fid in counting and not g.counts]
+    turn_off = [fid for fid, g in current.items() if fid not in regraded and fid not in counting and g.counts]
+    n = 0
+    if turn_on:
+        n += Grade.objects.filter(forecast_id__in=turn_on, is_current=True).update(counts=True)
+    if turn_off:
+        n += Grade.objects.filter(forecast_id__in=turn_off, is_current=True).update(counts=False)
+    return n
+
+
+def _grade(question: Question, *, now: datetime, force: bool) -> GradingReport:
+    resolution = question.current_resolution
+    report = GradingReport(question_id=question.pk, status="up_to_date")
+    if resolution is None or resolution.kind == Resolution.Kind.UNRESOLVE:
+        report.withdrawn = Grade.objects.filter(forecast__question_id=question.pk, is_current=True).update(
+            is_current=False
+        )
+        report.status = "withdrawn"
+        return report
+    reference = reference_for_question(question.pk) if resolution.kind in RESOLVED_KINDS else None
+    matcher = matcher_settings()
+    key = inputs_key(
+        question_type=question.type,
+        resolution_version=resolution.version,
+        resolution_kind=resolution.kind,
+        reference=reference_key_of(reference),
+        matcher=matcher_digest(matcher),
+        judge=judge_label(),
+    )
+    report.inputs_key = key
+    report.void = resolution.kind == Resolution.Kind.ANNUL
+    if reference is not None:
+        report.reference = "built" if reference.graph_built else "not_built"
+    heads = forecast_heads(question.pk)
+    current = current_grades_of_question(question.pk)
+    counting = counting_forecasts(question, heads)
+    todo = [h.id for h in heads if force or h.id not in current or current[h.id].inputs_key != key]
+    report.unchanged = len(heads) - len(todo)
+    if todo:
+        grader = QuestionGrader(
+            question=question,
+            resolution=resolution,
+            reference=reference,
+            matcher=matcher,
+            key=key,
+            now=now,
+            reads=gateway_reads_for_question(question.pk) if reference is not None and reference.graph_built else {},
+        )
+        report.judge = grader.judge.label if grader.judge is not None else ""
+        for batch in _chunks(todo, settings.HINDSIGHT_GRADING_BATCH_SIZE):
+            versions = latest_grade_versions(batch)
+            grades = [
+                grader.grade(d, version=versions.get(d.id, 0) + 1, counts=d.id in counting)
+                for d in forecast_data(batch)
+            ]
+            _write_batch(forecast_ids=batch, grades=grades)
+            report.graded += len(grades)
+        report.status = "graded"
+    report.counts_updated = _sync_counts(question_id=question.pk, counting=counting, regraded=set(todo))
+    return report
+
+
+def grade_question(*, question_id: int, now: datetime | None = None, force: bool = False) -> GradingReport:
+    """Grade (or regrade) every forecast of one question; see the module docstring.
+
+    ``force`` writes a new version for every forecast even when its grade is up to date (the
+    ``regrade --force`` command). Not wrapped in one transaction on purpose: the claim must be
+    visible to other workers at once, and each batch commits on its own so a crash loses at most
+    one batch (a rerun grades only what is still stale).
+    """
+    now = now or timezone.now()
+    question = Question.objects.filter(pk=question_id).first()
+    if question is None:
+        return GradingReport(question_id=question_id, status="missing")
+    if not grading_claim(question_id=question_id, now=now):
+        return GradingReport(question_id=question_id, status="busy")
+    try:
+        report = _grade(question, now=now, force=force)
+    except Exception as exc:
+        QuestionGradingState.objects.filter(question_id=question_id).update(
+            last_error=f"{type(exc).__name__}: {exc}"[:2000]
+        )
+        raise
+    finally:
+        grading_release(question_id=question_id, claimed_at=now)
+    changed = report.graded or report.withdrawn or report.counts_updated
+    updates: dict[str, Any] = {"inputs_key": report.inputs_key, "graded_at": now, "last_error": ""}
+    state = QuestionGradingState.objects.filter(question_id=question_id)
+    if changed:
+        state.update(runs=F("runs") + 1, **updates)
+    else:
+        state.update(**updates)
+    logger.info("graded question %s: %s", question_id, report.as_dict())
+    return report
+
+
+def grade_questions(
+    *, question_ids: Sequence[int], now: datetime | None = None, force: bool = False
+) -> list[GradingReport]:
+    return [grade_question(question_id=qid, now=now, force=force) for qid in question_ids]

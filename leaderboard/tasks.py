@@ -1,0 +1,49 @@
+"""Celery tasks of the leaderboard app. Grading tasks are named ``grade_*`` / ``regrade_*`` so
+CELERY_TASK_ROUTES sends them to the ``grade`` queue; they are thin: ids in, a service call."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.db import DatabaseError
+
+from leaderboard.judges import JudgeUnavailable
+from leaderboard.selectors.grades import questions_needing_grading
+from leaderboard.services.grading import grade_question
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(
+    name="leaderboard.tasks.regrade_question",
+    bind=True,
+    acks_late=True,
+    autoretry_for=(DatabaseError, JudgeUnavailable),
+    retry_backoff=30,
+    retry_backoff_max=1800,
+    max_retries=8,
+)
+def regrade_question(self: Any, question_id: int) -> dict[str, Any]:
+    """Grade or regrade one question's forecasts; a duplicate delivery finds nothing to do.
+
+    When another worker holds the question the task comes back later rather than dropping the
+    request: the other worker may have read the question before the change that sent this task.
+    """
+    report = grade_question(question_id=question_id)
+    if report.status == "busy" and not self.request.is_eager:
+        raise self.retry(countdown=settings.HINDSIGHT_GRADING_BUSY_RETRY_SECONDS, max_retries=20)
+    return report.as_dict()
+
+
+@shared_task(name="leaderboard.tasks.sweep_pending_grading", acks_late=True)
+def sweep_pending_grading() -> list[int]:
+    """Enqueue a regrade for each question with missing or stale grades (re-drives lost messages)."""
+    question_ids = questions_needing_grading(limit=settings.HINDSIGHT_GRADING_SWEEP_LIMIT)
+    for question_id in question_ids:
+        regrade_question.delay(question_id)
+    if question_ids:
+        logger.info("grading sweeper enqueued %d questions", len(question_ids))
+    return question_ids
