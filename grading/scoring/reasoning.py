@@ -75,7 +75,7 @@ __all__ = [
     "select_key_events",
 ]
 
-MATCHER_VERSION: Final = "hybrid-bm25rs-tokf1/1.0"
+MATCHER_VERSION: Final = "hybrid-bm25rs-tokf1/1.1"
 _SCORE_TOLERANCE: Final = 1e-9
 # Date sentinels (ordinals are 1..3_652_059): any difference involving an undated event is huge.
 _UNDATED_FORECAST: Final = -(10**9)
@@ -110,7 +110,9 @@ class MatcherSettings:
     top_k: int = 5
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
-    bm25_normalisation: str = "query_max"
+    # "self": BM25(v, u) / BM25(u, u), the share of a perfect match, so a single shared word cannot
+    # reach 0.6 on its own; "query_max": divide by the best reference event for the query.
+    bm25_normalisation: str = "self"
     text_fields: str = "title+description"
     version: str = MATCHER_VERSION
 
@@ -125,7 +127,7 @@ class MatcherSettings:
             raise ValueError("top_k must be >= 1")
         if self.bm25_k1 < 0 or not 0.0 <= self.bm25_b <= 1.0:
             raise ValueError("invalid BM25 parameters")
-        if self.bm25_normalisation != "query_max":
+        if self.bm25_normalisation not in ("self", "query_max"):
             raise ValueError(f"unsupported bm25_normalisation {self.bm25_normalisation!r}")
         if self.text_fields not in ("title+description", "title"):
             raise ValueError(f"unsupported text_fields {self.text_fields!r}")
@@ -249,6 +251,8 @@ class ReferenceIndex:
         with np.errstate(invalid="ignore", divide="ignore"):
             weights = idf[:, None] * (tf * (k1 + 1.0)) / (tf + norm[None, :])
         self._bm25_weights: FloatArray = np.nan_to_num(weights, nan=0.0)  # (V, N)
+        # BM25 of each reference event's own text against itself: the score of a perfect match.
+        self._self_scores: FloatArray = (self._counts_t * self._bm25_weights).sum(axis=0) if n else np.zeros(0)
 
         # Undated events get sentinels far apart so that no date difference involving them is in the window.
         self._dates = np.array(
@@ -297,8 +301,12 @@ class ReferenceIndex:
                 break
             overlap += q_k.astype(np.float64) @ level
 
-        row_max = bm25.max(axis=1, keepdims=True)
-        rs = bm25 / np.where(row_max > 0.0, row_max, 1.0)  # rows without any shared term stay 0
+        if self.settings.bm25_normalisation == "self":
+            self_scores = self._self_scores[None, :]
+            rs = np.minimum(bm25 / np.where(self_scores > 0.0, self_scores, 1.0), 1.0)
+        else:
+            row_max = bm25.max(axis=1, keepdims=True)
+            rs = bm25 / np.where(row_max > 0.0, row_max, 1.0)  # rows without any shared term stay 0
         tok = 2.0 * overlap / np.maximum(q_len[:, None] + self._doc_len[None, :], 1.0)  # overlap 0 when empty
         score = self.settings.bm25_weight * rs + self.settings.token_f1_weight * tok
         return score, rs, tok

@@ -98,19 +98,34 @@ def test_score_components_hand_computed() -> None:
     result = index.score([fc("f", "Central bank raises rates", days(1))])
     (m,) = result.matches
     assert m.reference_id == "h1"
-    assert m.bm25_rs == pytest.approx(1.0)  # only h1 shares terms -> it is the query's maximum
+    assert 0.5 < m.bm25_rs <= 1.0  # most of h1's weighted terms are in the forecast event
     # tokens: [central, bank, raises, rates] vs [central, bank, raises, interest, rates]: 2*4/(4+5)
     assert m.token_f1 == pytest.approx(8 / 9)
-    assert m.score == pytest.approx(0.6 + 0.4 * 8 / 9)
+    assert m.score == pytest.approx(0.6 * m.bm25_rs + 0.4 * 8 / 9)
 
 
-def test_bm25_rs_is_normalised_by_the_query_maximum() -> None:
+def test_bm25_rs_is_the_share_of_a_perfect_match_by_default() -> None:
     reference = [
         ref("a", "storm hits coast", days(0)),
         ref("b", "storm hits coast again and floods city", days(0)),
         ref("c", "election result announced", days(0)),
     ]
     index = ReferenceIndex(reference)
+    score, rs, _ = index.similarity([fc("f", "storm hits coast")])
+    assert rs[0, 0] == pytest.approx(1.0)  # identical text
+    assert 0 < rs[0, 1] < 1 and rs[0, 2] == 0.0
+    # One shared word of a longer event is far from a perfect match, so it does not reach the threshold.
+    _, rs_one_word, _ = index.similarity([fc("g", "storm")])
+    assert rs_one_word[0, 1] < 0.5
+
+
+def test_bm25_rs_can_be_normalised_by_the_query_maximum() -> None:
+    reference = [
+        ref("a", "storm hits coast", days(0)),
+        ref("b", "storm hits coast again and floods city", days(0)),
+        ref("c", "election result announced", days(0)),
+    ]
+    index = ReferenceIndex(reference, MatcherSettings(bm25_normalisation="query_max"))
     score, rs, tok = index.similarity([fc("f", "storm hits coast")])
     raw = index.bm25_scores("storm hits coast")
     assert rs[0] == pytest.approx(raw / raw.max())

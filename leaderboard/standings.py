@@ -1,0 +1,666 @@
+"""Standings maths: per-agent aggregation over grade records, bootstrap intervals, ranks, baselines.
+
+Pure (numpy only, no Django): the services load grade rows into a :class:`GradeTable` and a
+:class:`QuestionTable`, and this module turns them into :class:`StandingRow` objects per view.
+
+* A *view* (:class:`View`) is a track (live/replay/all), optional question type, domain, origin and
+  horizon bucket, the contamination filter (on by default) and an optional resolution-date window.
+* Eligible records: current, non-void grades of the forecast that counts (the caller selects those).
+  With the contamination filter on, records flagged ``contaminated`` (t0 precedes the agent's
+  declared cutoff) are dropped, and so are replay records of agents without a declared cutoff.
+* Every metric is the unweighted mean over the agent's eligible questions that have it, with its own n.
+* The Brier interval is a percentile bootstrap over the agent's questions: ``BOOTSTRAP_RESAMPLES``
+  resamples of its questions with replacement, seeded by ``BOOTSTRAP_SEED`` and the sample size, so
+  the same data always gives the same interval (a stable page). Resamples are drawn as multinomial
+  count matrices shared by every sample of the same size, which turns thousands of bootstraps into
+  a few matrix products.
+* Ranks: by the view's rank metric (Brier, lower is better; in views without Brier questions the
+  first of MIRAI second-level F1, open-ended F1, KER, SrcP that is present, higher is better).
+  Equal values share a rank (1, 2, 2, 4). Agents with fewer than ``min_n`` questions carrying the
+  rank metric are *provisional*: listed, not ranked.
+* Baselines (binary questions only, computed from the same questions): ``market`` (the market's
+  probability at each graded forecast's time, averaged per question; only where a price existed),
+  ``always_half`` (p = 0.5) and ``base_rate`` (the Laplace-smoothed share of YES among binary
+  questions resolved before the question's t0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from grading.scoring.outcome import LOG_CLIP, brier_index
+
+BOOTSTRAP_RESAMPLES: Final = 1000
+BOOTSTRAP_SEED: Final = 20260101
+CONFIDENCE: Final = 0.95
+
+METRICS: Final[tuple[str, ...]] = (
+    "accuracy",
+    "brier",
+    "log_score",
+    "market_edge",
+    "source_precision",
+    "key_event_recall",
+    "second_level_f1",
+    "open_f1",
+)
+LOWER_IS_BETTER: Final = frozenset({"brier"})
+# In order of preference: the first metric any agent of the view has is the one ranked on.
+RANK_METRICS: Final[tuple[str, ...]] = ("brier", "second_level_f1", "open_f1", "key_event_recall", "source_precision")
+
+TRACKS: Final[tuple[str, ...]] = ("all", "live", "replay")
+ALL: Final = ""
+# Horizon buckets on the question's horizon in days: (name, inclusive upper bound).
+HORIZON_BUCKETS: Final[tuple[tuple[str, int | None], ...]] = (
+    ("week", 7),
+    ("month", 31),
+    ("quarter", 92),
+    ("long", None),
+)
+HORIZON_LABELS: Final[dict[str, str]] = {
+    "week": "up to 7 days",
+    "month": "8 to 31 days",
+    "quarter": "32 to 92 days",
+    "long": "more than 92 days",
+}
+BASELINES: Final[tuple[str, ...]] = ("market", "always_half", "base_rate")
+BASELINE_LABELS: Final[dict[str, str]] = {
+    "market": "Market price at forecast time",
+    "always_half": "Always 0.5",
+    "base_rate": "Base rate of earlier questions",
+}
+_TIE_TOLERANCE: Final = 1e-12
+
+
+def horizon_bucket(days: int | None) -> str:
+    """The horizon bucket name of a question horizon in days."""
+    d = 0 if days is None else int(days)
+    for name, upper in HORIZON_BUCKETS:
+        if upper is None or d <= upper:
+            return name
+    raise AssertionError("unreachable: the last bucket is open-ended")
+
+
+# ------------------------------------------------------------------------------------ views
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A leaderboard view; ``""`` means no filter on that dimension."""
+
+    track: str = "all"
+    question_type: str = ALL
+    domain: str = ALL
+    origin: str = ALL
+    horizon: str = ALL
+    contamination_filter: bool = True
+    resolved_from: float | None = None  # epoch seconds, inclusive
+    resolved_to: float | None = None  # epoch seconds, exclusive
+
+    def __post_init__(self) -> None:
+        if self.track not in TRACKS:
+            raise ValueError(f"track must be one of {TRACKS}, got {self.track!r}")
+        if self.horizon and self.horizon not in dict(HORIZON_BUCKETS):
+            raise ValueError(f"horizon must be one of {[b for b, _ in HORIZON_BUCKETS]}, got {self.horizon!r}")
+
+    @property
+    def dimensions(self) -> int:
+        return sum(1 for v in (self.question_type, self.domain, self.origin, self.horizon) if v)
+
+    @property
+    def has_window(self) -> bool:
+        return self.resolved_from is not None or self.resolved_to is not None
+
+    @property
+    def materialised(self) -> bool:
+        """Views kept as Standing rows: at most one attribute filter and no date window."""
+        return self.dimensions <= 1 and not self.has_window
+
+    def key(self) -> tuple[str, str, str, str, str, bool]:
+        return (self.track, self.question_type, self.domain, self.origin, self.horizon, self.contamination_filter)
+
+
+# ------------------------------------------------------------------------------------ tables
+
+
+def _codes(values: Sequence[str]) -> tuple[list[str], npt.NDArray[np.int32]]:
+    labels, inverse = np.unique(np.asarray(values, dtype=object).astype(str), return_inverse=True)
+    return [str(x) for x in labels], inverse.astype(np.int32)
+
+
+def _floats(values: Iterable[Any]) -> npt.NDArray[np.float64]:
+    return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+
+@dataclass
+class GradeTable:
+    """Columnar eligible grade records, sorted by (agent, question); one record per agent and question."""
+
+    agent: npt.NDArray[np.int64]
+    question: npt.NDArray[np.int64]
+    track: npt.NDArray[np.int32]
+    qtype: npt.NDArray[np.int32]
+    domain: npt.NDArray[np.int32]
+    origin: npt.NDArray[np.int32]
+    horizon: npt.NDArray[np.int32]
+    contaminated: npt.NDArray[np.bool_]
+    cutoff_declared: npt.NDArray[np.bool_]
+    resolved_at: npt.NDArray[np.float64]
+    metrics: dict[str, npt.NDArray[np.float64]]
+    labels: dict[str, list[str]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return int(self.agent.shape[0])
+
+    @classmethod
+    def from_columns(
+        cls,
+        *,
+        agent: Sequence[int],
+        question: Sequence[int],
+        track: Sequence[str],
+        qtype: Sequence[str],
+        domain: Sequence[str],
+        origin: Sequence[str],
+        horizon_days: Sequence[int | None],
+        contaminated: Sequence[bool],
+        cutoff_declared: Sequence[bool],
+        resolved_at: Sequence[float | None],
+        metrics: Mapping[str, Sequence[float | None]],
+    ) -> GradeTable:
+        n = len(agent)
+        unknown = set(metrics) - set(METRICS)
+        if unknown:
+            raise ValueError(f"unknown metrics: {sorted(unknown)}")
+        agent_a = np.asarray(agent, dtype=np.int64).reshape(n)
+        question_a = np.asarray(question, dtype=np.int64).reshape(n)
+        order = np.lexsort((question_a, agent_a))
+        if n > 1:
+            pairs = np.stack([agent_a[order], question_a[order]], axis=1)
+            if np.any(np.all(pairs[1:] == pairs[:-1], axis=1)):
+                raise ValueError("more than one record for an (agent, question) pair")
+        labels: dict[str, list[str]] = {}
+        coded: dict[str, npt.NDArray[np.int32]] = {}
+        buckets = [horizon_bucket(d) for d in horizon_days]
+        for name, values in (("track", track), ("qtype", qtype), ("domain", domain), ("origin", origin)):
+            labels[name], coded[name] = _codes(values) if n else ([], np.zeros(0, np.int32))
+        labels["horizon"], coded["horizon"] = _codes(buckets) if n else ([], np.zeros(0, np.int32))
+        metric_arrays = {
+            m: (_floats(metrics[m]) if m in metrics else np.full(n, math.nan))[order] for m in METRICS
+        }
+        return cls(
+            agent=agent_a[order],
+            question=question_a[order],
+            track=coded["track"][order],
+            qtype=coded["qtype"][order],
+            domain=coded["domain"][order],
+            origin=coded["origin"][order],
+            horizon=coded["horizon"][order],
+            contaminated=np.asarray(contaminated, dtype=bool).reshape(n)[order],
+            cutoff_declared=np.asarray(cutoff_declared, dtype=bool).reshape(n)[order],
+            resolved_at=_floats(resolved_at)[order],
+            metrics=metric_arrays,
+            labels=labels,
+        )
+
+    @classmethod
+    def from_records(cls, records: Sequence[Mapping[str, Any]]) -> GradeTable:
+        """From dicts with the keys of :meth:`from_columns` (``horizon_days`` per record) and metric names."""
+
+        def col(name: str, default: Any = None) -> list[Any]:
+            return [r.get(name, default) for r in records]
+
+        return cls.from_columns(
+            agent=col("agent"),
+            question=col("question"),
+            track=col("track", "live"),
+            qtype=col("qtype", "binary"),
+            domain=col("domain", ""),
+            origin=col("origin", ""),
+            horizon_days=col("horizon_days", 1),
+            contaminated=col("contaminated", False),
+            cutoff_declared=col("cutoff_declared", True),
+            resolved_at=col("resolved_at"),
+            metrics={m: col(m) for m in METRICS},
+        )
+
+    def code(self, dimension: str, value: str) -> int | None:
+        """The integer code of a label in a dimension (None when no record has it)."""
+        labels = self.labels.get(dimension, [])
+        return labels.index(value) if value in labels else None
+
+    def mask(self, view: View) -> npt.NDArray[np.bool_]:
+        """Which records a view includes."""
+        keep = np.ones(len(self), dtype=bool)
+        replay = self.code("track", "replay")
+        if view.track != "all":
+            keep &= self._equals("track", view.track)
+        for dimension, value in (
+            ("qtype", view.question_type),
+            ("domain", view.domain),
+            ("origin", view.origin),
+            ("horizon", view.horizon),
+        ):
+            if value:
+                keep &= self._equals(dimension, value)
+        if view.contamination_filter:
+            keep &= ~self.contaminated
+            if replay is not None:
+                keep &= ~((self.track == replay) & ~self.cutoff_declared)
+        if view.resolved_from is not None:
+            keep &= self.resolved_at >= view.resolved_from
+        if view.resolved_to is not None:
+            keep &= self.resolved_at < view.resolved_to
+        return keep
+
+    def _equals(self, dimension: str, value: str) -> npt.NDArray[np.bool_]:
+        code = self.code(dimension, value)
+        if code is None:
+            return np.zeros(len(self), dtype=bool)
+        column: npt.NDArray[np.int32] = getattr(self, dimension)
+        return column == code
+
+
+@dataclass
+class QuestionTable:
+    """Binary questions with at least one eligible grade: what the baselines forecast.
+
+    ``market_*``: mean over the question's graded forecasts of the market's Brier / log score /
+    correctness at each forecast's time (NaN where no price existed). ``base_rate``: the probability
+    the base-rate baseline gives (see :func:`base_rates`). ``outcome``: 1.0 / 0.0.
+    """
+
+    question: npt.NDArray[np.int64]
+    outcome: npt.NDArray[np.float64]
+    base_rate: npt.NDArray[np.float64]
+    market_brier: npt.NDArray[np.float64]
+    market_log: npt.NDArray[np.float64]
+    market_correct: npt.NDArray[np.float64]
+
+    @classmethod
+    def empty(cls) -> QuestionTable:
+        z = np.zeros(0)
+        return cls(np.zeros(0, np.int64), z, z, z, z, z)
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        question: Sequence[int],
+        outcome: Sequence[float],
+        base_rate: Sequence[float],
+        market_brier: Sequence[float | None],
+        market_log: Sequence[float | None],
+        market_correct: Sequence[float | None],
+    ) -> QuestionTable:
+        ids = np.asarray(question, dtype=np.int64)
+        order = np.argsort(ids, kind="stable")
+        return cls(
+            question=ids[order],
+            outcome=np.asarray(outcome, dtype=np.float64)[order],
+            base_rate=np.asarray(base_rate, dtype=np.float64)[order],
+            market_brier=_floats(market_brier)[order],
+            market_log=_floats(market_log)[order],
+            market_correct=_floats(market_correct)[order],
+        )
+
+
+def base_rates(
+    *,
+    open_at: Sequence[float],
+    resolved_at: Sequence[float],
+    resolved_outcome: Sequence[float],
+) -> npt.NDArray[np.float64]:
+    """Laplace-smoothed YES share among questions resolved strictly before each ``open_at``.
+
+    ``(1 + yes) / (2 + n)``: 0.5 when nothing had resolved yet.
+    """
+    times = np.asarray(resolved_at, dtype=np.float64)
+    outcomes = np.asarray(resolved_outcome, dtype=np.float64)
+    order = np.argsort(times, kind="stable")
+    times, outcomes = times[order], outcomes[order]
+    cum_yes = np.concatenate([[0.0], np.cumsum(outcomes)])
+    before = np.searchsorted(times, np.asarray(open_at, dtype=np.float64), side="left")
+    return (1.0 + cum_yes[before]) / (2.0 + before)
+
+
+def market_from_grade(log_score: float, market_edge: float, outcome: float) -> tuple[float, float, float]:
+    """(Brier, log score, correct) of the market, recovered from a binary grade's log score and edge.
+
+    ``market_edge = log_score - market_log`` so the market gave ``p_y = exp(market_log)`` to what
+    happened; binary Brier is ``(1 - p_y)^2`` and the market was right when ``P(yes) >= 0.5`` matched.
+    """
+    market_log = log_score - market_edge
+    p_y = min(max(math.exp(market_log), 0.0), 1.0)
+    correct = p_y >= 0.5 if outcome >= 0.5 else p_y > 0.5
+    return (1.0 - p_y) ** 2, market_log, float(correct)
+
+
+# ------------------------------------------------------------------------------------ results
+
+
+@dataclass(slots=True)
+class MetricValue:
+    mean: float | None
+    n: int
+
+
+@dataclass(slots=True)
+class StandingRow:
+    """One agent's (or baseline's) line in a view."""
+
+    agent_id: int | None
+    baseline: str
+    n: int
+    metrics: dict[str, MetricValue]
+    brier_lo: float | None = None
+    brier_hi: float | None = None
+    rank: int | None = None
+    provisional: bool = False
+
+    @property
+    def brier_index(self) -> float | None:
+        b = self.metrics["brier"].mean
+        return None if b is None else brier_index(b)
+
+    def value(self, metric: str) -> float | None:
+        return self.metrics[metric].mean
+
+
+@dataclass(slots=True)
+class ViewResult:
+    view: View
+    rank_metric: str | None
+    rows: list[StandingRow]
+
+
+# ------------------------------------------------------------------------------------ bootstrap
+
+
+def _resample_counts(n: int, rows: int, seed: int, start: int) -> npt.NDArray[np.float32]:
+    """Rows ``start .. start+rows`` of the seeded multinomial count matrix for sample size n."""
+    rng = np.random.default_rng([seed, n, start])
+    idx = rng.integers(0, n, size=(rows, n), dtype=np.int64)
+    idx += (np.arange(rows, dtype=np.int64) * n)[:, None]
+    counts = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
+    return counts.astype(np.float32)
+
+
+def bootstrap_intervals(
+    samples: Sequence[npt.NDArray[np.float64]],
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    confidence: float = CONFIDENCE,
+) -> list[tuple[float, float]]:
+    """Percentile bootstrap interval of the mean of each sample (same input -> same interval).
+
+    Samples of equal size share one seeded count matrix, so each group costs one matrix product.
+    Intervals are widened to contain the sample mean (float rounding can push an all-equal sample's
+    bound a hair past it).
+    """
+    if resamples < 1:
+        raise ValueError("resamples must be >= 1")
+    alpha = (1.0 - confidence) / 2.0
+    out: list[tuple[float, float]] = [(math.nan, math.nan)] * len(samples)
+    by_size: dict[int, list[int]] = defaultdict(list)
+    for i, s in enumerate(samples):
+        by_size[len(s)].append(i)
+    for n, members in by_size.items():
+        if n == 0:
+            continue
+        values = np.stack([np.asarray(samples[i], dtype=np.float64) for i in members], axis=1)
+        points = values.mean(axis=0)
+        if n == 1:
+            for j, i in enumerate(members):
+                out[i] = (float(points[j]), float(points[j]))
+            continue
+        # Chunk the resamples so a count matrix stays around 16M cells whatever n is.
+        step = max(1, min(resamples, 16_000_000 // n))
+        means = np.empty((resamples, len(members)), dtype=np.float64)
+        v32 = values.astype(np.float32)
+        for start in range(0, resamples, step):
+            rows = min(step, resamples - start)
+            counts = _resample_counts(n, rows, seed, start)
+            means[start : start + rows] = (counts @ v32) / n
+        lo, hi = np.quantile(means, [alpha, 1.0 - alpha], axis=0)
+        for j, i in enumerate(members):
+            p = float(points[j])
+            out[i] = (min(float(lo[j]), p), max(float(hi[j]), p))
+    return out
+
+
+# ------------------------------------------------------------------------------------ ranking
+
+
+def assign_ranks(rows: Sequence[StandingRow], *, min_n: int) -> str | None:
+    """Rank agent rows in place (baselines are never ranked); returns the rank metric used."""
+    agents = [r for r in rows if not r.baseline]
+    metric = next((m for m in RANK_METRICS if any(r.metrics[m].n > 0 for r in agents)), None)
+    for r in rows:
+        r.rank = None
+        r.provisional = False if r.baseline else (metric is None or r.metrics[metric].n < min_n)
+    if metric is None:
+        return None
+    sign = 1.0 if metric in LOWER_IS_BETTER else -1.0
+    ranked = sorted(
+        (r for r in agents if not r.provisional and r.metrics[metric].mean is not None),
+        key=lambda r: (sign * float(r.metrics[metric].mean or 0.0), r.agent_id or 0),
+    )
+    previous: float | None = None
+    rank = 0
+    for position, r in enumerate(ranked, start=1):
+        value = sign * float(r.metrics[metric].mean or 0.0)
+        if previous is None or value > previous + _TIE_TOLERANCE:
+            rank = position
+            previous = value
+        r.rank = rank
+    return metric
+
+
+def sort_key(row: StandingRow, rank_metric: str | None) -> tuple[Any, ...]:
+    """Display order: ranked agents by rank, then provisional ones by the metric, then the rest."""
+    value = row.value(rank_metric) if rank_metric else None
+    sign = 1.0 if rank_metric in LOWER_IS_BETTER else -1.0
+    return (
+        0 if row.rank is not None else 1,
+        row.rank or 0,
+        value is None,
+        sign * (value or 0.0),
+        row.agent_id or 0,
+    )
+
+
+# ------------------------------------------------------------------------------------ aggregation
+
+
+def _agent_rows(table: GradeTable, sel: npt.NDArray[np.intp]) -> tuple[list[StandingRow], list[npt.NDArray[np.float64]]]:
+    """Per-agent rows of the selected records (sorted by agent) and each agent's Brier sample."""
+    if sel.size == 0:
+        return [], []
+    agents = table.agent[sel]
+    starts = np.flatnonzero(np.concatenate([[True], agents[1:] != agents[:-1]]))
+    idx = np.repeat(np.arange(starts.size), np.diff(np.append(starts, agents.size)))
+    count = np.bincount(idx, minlength=starts.size)
+    rows = [StandingRow(agent_id=int(agents[s]), baseline="", n=int(count[k]), metrics={}) for k, s in enumerate(starts)]
+    brier_samples: list[npt.NDArray[np.float64]] = []
+    for metric in METRICS:
+        values = table.metrics[metric][sel]
+        ok = ~np.isnan(values)
+        n_m = np.bincount(idx[ok], minlength=starts.size)
+        sums = np.bincount(idx[ok], weights=values[ok], minlength=starts.size)
+        for k, row in enumerate(rows):
+            row.metrics[metric] = MetricValue(float(sums[k] / n_m[k]) if n_m[k] else None, int(n_m[k]))
+        if metric == "brier":
+            ends = np.cumsum(n_m)
+            ordered = values[ok]
+            brier_samples = [ordered[e - c : e] for e, c in zip(ends, n_m, strict=True)]
+    return rows, brier_samples  # aligned with rows; empty where an agent has no Brier
+
+
+def _baseline_rows(
+    questions: QuestionTable, question_ids: npt.NDArray[np.int64]
+) -> tuple[list[StandingRow], list[npt.NDArray[np.float64]]]:
+    if questions.question.size == 0 or question_ids.size == 0:
+        return [], []
+    present = question_ids[np.isin(question_ids, questions.question)]
+    pos = np.searchsorted(questions.question, present)
+    if pos.size == 0:
+        return [], []
+    y = questions.outcome[pos]
+    clip = np.clip
+    per_baseline: dict[str, dict[str, npt.NDArray[np.float64]]] = {}
+    half = np.full(y.size, 0.5)
+    for name, p_yes in (("always_half", half), ("base_rate", questions.base_rate[pos])):
+        p_y = np.where(y >= 0.5, p_yes, 1.0 - p_yes)
+        per_baseline[name] = {
+            "brier": (p_yes - y) ** 2,
+            "log_score": np.log(clip(p_y, LOG_CLIP, 1.0 - LOG_CLIP)),
+            "accuracy": ((p_yes >= 0.5) == (y >= 0.5)).astype(np.float64),
+        }
+    per_baseline["market"] = {
+        "brier": questions.market_brier[pos],
+        "log_score": questions.market_log[pos],
+        "accuracy": questions.market_correct[pos],
+    }
+    rows: list[StandingRow] = []
+    samples: list[npt.NDArray[np.float64]] = []
+    for name in BASELINES:
+        cols = per_baseline[name]
+        metrics: dict[str, MetricValue] = {}
+        for metric in METRICS:
+            values = cols.get(metric)
+            if values is None:
+                metrics[metric] = MetricValue(None, 0)
+                continue
+            present = values[~np.isnan(values)]
+            metrics[metric] = MetricValue(float(present.mean()) if present.size else None, int(present.size))
+        n = metrics["brier"].n
+        if n == 0:
+            continue
+        rows.append(StandingRow(agent_id=None, baseline=name, n=n, metrics=metrics))
+        samples.append(cols["brier"][~np.isnan(cols["brier"])])
+    return rows, samples
+
+
+def compute_views(
+    table: GradeTable,
+    questions: QuestionTable,
+    views: Sequence[View],
+    *,
+    min_n: int,
+    bootstrap: bool = True,
+    agents: Iterable[int] | None = None,
+    baselines: bool = True,
+) -> list[ViewResult]:
+    """Standing rows of every view; all bootstraps of the call run batched together.
+
+    ``agents`` limits the agent rows computed (incremental updates); ranks are then left to the caller.
+    """
+    wanted = None if agents is None else np.asarray(sorted(set(agents)), dtype=np.int64)
+    results: list[ViewResult] = []
+    samples: list[npt.NDArray[np.float64]] = []
+    owners: list[StandingRow] = []
+    for view in views:
+        mask = table.mask(view)
+        sel = np.flatnonzero(mask)
+        question_ids = np.unique(table.question[sel])
+        if wanted is not None:
+            sel = sel[np.isin(table.agent[sel], wanted)]
+        rows, brier_samples = _agent_rows(table, sel)
+        if baselines:
+            b_rows, b_samples = _baseline_rows(questions, question_ids)
+            rows += b_rows
+            brier_samples += b_samples
+        for row, sample in zip(rows, brier_samples, strict=True):
+            if sample.size:
+                owners.append(row)
+                samples.append(sample)
+        rank_metric = assign_ranks(rows, min_n=min_n) if wanted is None else None
+        results.append(ViewResult(view=view, rank_metric=rank_metric, rows=rows))
+    if bootstrap and samples:
+        for row, (lo, hi) in zip(owners, bootstrap_intervals(samples), strict=True):
+            row.brier_lo, row.brier_hi = lo, hi
+    for result in results:
+        result.rows.sort(key=lambda r: sort_key(r, result.rank_metric))
+    return results
+
+
+def materialised_views(table: GradeTable) -> list[View]:
+    """Every materialised view that holds at least one record (track x one filter x contamination)."""
+    views: list[View] = []
+    for contamination in (True, False):
+        for track in TRACKS:
+            base = View(track=track, contamination_filter=contamination)
+            base_mask = table.mask(base)
+            if not base_mask.any():
+                continue
+            views.append(base)
+            for dimension, attr in (
+                ("qtype", "question_type"),
+                ("domain", "domain"),
+                ("origin", "origin"),
+                ("horizon", "horizon"),
+            ):
+                column: npt.NDArray[np.int32] = getattr(table, dimension)
+                present = np.unique(column[base_mask])
+                for code in present:
+                    if not table.labels[dimension][int(code)]:
+                        continue  # no value recorded: only reachable through the unfiltered view
+                    views.append(replace(base, **{attr: table.labels[dimension][int(code)]}))
+    return views
+
+
+def views_touching(
+    *, track: str, qtype: str, domain: str, origin: str, horizon_days: int | None
+) -> list[View]:
+    """The materialised views a question with these attributes belongs to."""
+    bucket = horizon_bucket(horizon_days)
+    out: list[View] = []
+    for contamination in (True, False):
+        for t in ("all", track):
+            base = View(track=t, contamination_filter=contamination)
+            out.append(base)
+            out.append(replace(base, question_type=qtype))
+            if domain:
+                out.append(replace(base, domain=domain))
+            if origin:
+                out.append(replace(base, origin=origin))
+            out.append(replace(base, horizon=bucket))
+    return out
+
+
+__all__ = [
+    "ALL",
+    "BASELINES",
+    "BASELINE_LABELS",
+    "BOOTSTRAP_RESAMPLES",
+    "BOOTSTRAP_SEED",
+    "CONFIDENCE",
+    "HORIZON_BUCKETS",
+    "HORIZON_LABELS",
+    "METRICS",
+    "RANK_METRICS",
+    "TRACKS",
+    "GradeTable",
+    "MetricValue",
+    "QuestionTable",
+    "StandingRow",
+    "View",
+    "ViewResult",
+    "assign_ranks",
+    "base_rates",
+    "bootstrap_intervals",
+    "compute_views",
+    "horizon_bucket",
+    "market_from_grade",
+    "materialised_views",
+    "views_touching",
+]
