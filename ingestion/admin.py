@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from django.contrib import admin, messages
-from django.db.models import QuerySet
-from django.http import HttpRequest
+from typing import Any
 
-from ingestion.models import Article, NewsCluster, Source, StructuredEvent
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+
+from ingestion.models import Article, Market, NewsCluster, PricePoint, Question, Resolution, Source, StructuredEvent
 
 # --- Sources and articles ---------------------------------------------------------------------
 
@@ -100,3 +103,117 @@ class NewsClusterAdmin(admin.ModelAdmin):
     @admin.display(description="key")
     def key_prefix(self, obj: NewsCluster) -> str:
         return obj.key[:12]
+
+
+# --- Questions and their versioned resolutions ------------------------------------------------
+
+
+class ResolutionInline(admin.TabularInline):
+    """Resolution history: read-only here; every change goes through the resolution form."""
+
+    model = Resolution
+    extra = 0
+    can_delete = False
+    fields = (
+        "version",
+        "kind",
+        "outcome",
+        "resolved_at",
+        "provisional",
+        "note",
+        "author",
+        "author_label",
+        "created_at",
+    )
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ("title", "type", "track", "status", "domain", "origin", "open_at", "close_at")
+    list_filter = ("status", "track", "type", "origin", "domain")
+    search_fields = ("title", "external_id", "resolution_criteria")
+    date_hierarchy = "close_at"
+    raw_id_fields = ("market", "provenance_articles")
+    readonly_fields = ("created_at", "updated_at", "outcome_published_at")
+    inlines = (ResolutionInline,)
+    actions = ("publish_outcomes",)
+    change_form_template = "admin/ingestion/question/change_form.html"
+
+    def get_urls(self) -> list[Any]:
+        from django.urls import path
+
+        return [
+            path(
+                "<int:question_id>/resolution/",
+                self.admin_site.admin_view(self.resolution_view),
+                name="ingestion_question_resolution",
+            ),
+            *super().get_urls(),
+        ]
+
+    def resolution_view(self, request: HttpRequest, question_id: int) -> HttpResponse:
+        from django.shortcuts import get_object_or_404, redirect
+        from django.template.response import TemplateResponse
+
+        from ingestion.forms_admin import ResolutionChangeForm
+
+        question = get_object_or_404(Question, pk=question_id)
+        if not self.has_change_permission(request, question):
+            raise PermissionDenied
+        form = ResolutionChangeForm(request.POST or None, question=question)
+        if request.method == "POST" and form.is_valid():
+            resolution = form.apply(author=request.user)  # type: ignore[arg-type]
+            if resolution is None:
+                self.message_user(request, "Nothing changed: the question already has that resolution.")
+            else:
+                self.message_user(request, f"Added resolution v{resolution.version} ({resolution.kind}).")
+            return redirect("admin:ingestion_question_change", question.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Change the resolution of: {question.title}",
+            "question": question,
+            "form": form,
+            "opts": self.model._meta,
+            "history": question.resolutions.order_by("version"),
+        }
+        return TemplateResponse(request, "admin/ingestion/question/resolution.html", context)
+
+    @admin.action(description="Publish the outcome of the selected replay questions")
+    def publish_outcomes(self, request: HttpRequest, queryset: QuerySet[Question]) -> None:
+        from django.core.exceptions import ValidationError
+
+        from ingestion.services.questions import question_publish_outcome
+
+        published = 0
+        for question in queryset:
+            try:
+                question_publish_outcome(question=question)
+                published += 1
+            except ValidationError as exc:
+                self.message_user(request, f"{question.title}: {' '.join(exc.messages)}", level=messages.ERROR)
+        if published:
+            self.message_user(request, f"Published the outcome of {published} question(s).")
+
+
+class PricePointInline(admin.TabularInline):
+    model = PricePoint
+    extra = 0
+    fields = ("outcome", "time", "probability")
+    readonly_fields = fields
+    can_delete = False
+    ordering = ("-time",)
+    max_num = 0
+
+
+@admin.register(Market)
+class MarketAdmin(admin.ModelAdmin):
+    list_display = ("title", "platform", "external_id", "status", "close_at", "volume", "liquidity")
+    list_filter = ("platform", "status")
+    search_fields = ("title", "external_id")
+    readonly_fields = ("raw", "updated_at")
+    raw_id_fields = ("source",)
+    inlines = (PricePointInline,)
