@@ -83,6 +83,9 @@ class Market(models.Model):
     volume = models.FloatField(null=True, blank=True)
     bettors = models.IntegerField(null=True, blank=True)
     raw = models.JSONField(default=dict, blank=True)
+    # Hash of the stored values and raw payload: a poll skips a market whose hash is unchanged
+    # without loading or re-serialising its payload. Empty for rows stored before it existed.
+    content_hash = models.CharField(max_length=64, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -217,7 +217,80 @@ class QuestionGradingState(models.Model):
     inputs_key = models.CharField(max_length=200, blank=True, help_text="Key of the last completed grading run.")
     graded_at = models.DateTimeField(null=True, blank=True)
     runs = models.PositiveIntegerField(default=0, help_text="Completed runs that wrote or changed grades.")
+    checks = models.PositiveIntegerField(default=0, help_text="Completed runs, including those with nothing to do.")
     last_error = models.TextField(blank=True)
 
     def __str__(self) -> str:
         return f"grading state of question {self.question_id}"
+
+
+class Standing(models.Model):
+    """One agent's (or platform baseline's) materialised line in one leaderboard view.
+
+    A view is track x at most one of (question type, domain, origin, horizon bucket) x the
+    contamination filter; ``""`` means unfiltered. Rebuilt by ``leaderboard.services.standings``.
+    Every metric carries its own n (questions of the view it applies to).
+    """
+
+    class Track(models.TextChoices):
+        ALL = "all", "All tracks"
+        LIVE = "live", "Live"
+        REPLAY = "replay", "Replay"
+
+    track = models.CharField(max_length=10, choices=Track.choices)
+    question_type = models.CharField(max_length=20, blank=True)
+    domain = models.CharField(max_length=100, blank=True)
+    origin = models.CharField(max_length=20, blank=True)
+    horizon = models.CharField(max_length=10, blank=True)
+    contamination_filter = models.BooleanField(default=True)
+    agent = models.ForeignKey(Agent, null=True, blank=True, on_delete=models.CASCADE, related_name="standings")
+    baseline = models.CharField(max_length=20, blank=True, help_text="Platform baseline name; empty for agents.")
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    rank_metric = models.CharField(max_length=20, blank=True)
+    provisional = models.BooleanField(default=False)
+    n = models.PositiveIntegerField(default=0, help_text="Eligible questions.")
+    accuracy = models.FloatField(null=True)
+    accuracy_n = models.PositiveIntegerField(default=0)
+    brier = models.FloatField(null=True)
+    brier_n = models.PositiveIntegerField(default=0)
+    brier_lo = models.FloatField(null=True)
+    brier_hi = models.FloatField(null=True)
+    brier_index = models.FloatField(null=True)
+    log_score = models.FloatField(null=True)
+    log_score_n = models.PositiveIntegerField(default=0)
+    market_edge = models.FloatField(null=True)
+    market_edge_n = models.PositiveIntegerField(default=0)
+    source_precision = models.FloatField(null=True)
+    source_precision_n = models.PositiveIntegerField(default=0)
+    key_event_recall = models.FloatField(null=True)
+    key_event_recall_n = models.PositiveIntegerField(default=0)
+    second_level_f1 = models.FloatField(null=True)
+    second_level_f1_n = models.PositiveIntegerField(default=0)
+    open_f1 = models.FloatField(null=True)
+    open_f1_n = models.PositiveIntegerField(default=0)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["track", "question_type", "domain", "origin", "horizon", "contamination_filter", "rank"],
+                name="standing_view_rank",
+            ),
+            models.Index(fields=["agent", "track"], name="standing_agent"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["track", "question_type", "domain", "origin", "horizon", "contamination_filter", "agent"],
+                condition=Q(agent__isnull=False),
+                name="standing_unique_agent_view",
+            ),
+            models.UniqueConstraint(
+                fields=["track", "question_type", "domain", "origin", "horizon", "contamination_filter", "baseline"],
+                condition=Q(agent__isnull=True),
+                name="standing_unique_baseline_view",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        who = self.baseline or str(self.agent_id)
+        return f"{who} in {self.track}/{self.question_type}/{self.domain}/{self.origin}/{self.horizon}"

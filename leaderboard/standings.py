@@ -130,13 +130,23 @@ class View:
 # ------------------------------------------------------------------------------------ tables
 
 
-def _codes(values: Sequence[str]) -> tuple[list[str], npt.NDArray[np.int32]]:
-    labels, inverse = np.unique(np.asarray(values, dtype=object).astype(str), return_inverse=True)
-    return [str(x) for x in labels], inverse.astype(np.int32)
+def _codes(values: Iterable[str]) -> tuple[list[str], npt.NDArray[np.int32]]:
+    """Factorise labels: (distinct labels in first-seen order, code of each value)."""
+    mapping: dict[str, int] = {}
+    codes = np.fromiter((mapping.setdefault(v or "", len(mapping)) for v in values), dtype=np.int32)
+    return list(mapping), codes
 
 
-def _floats(values: Iterable[Any]) -> npt.NDArray[np.float64]:
-    return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
+def _floats(values: Any) -> npt.NDArray[np.float64]:
+    # numpy turns None into NaN for a float dtype
+    return np.asarray(values if isinstance(values, np.ndarray) else list(values), dtype=np.float64)
+
+
+def horizon_buckets(days: Any) -> npt.NDArray[np.int32]:
+    """Bucket index (into HORIZON_BUCKETS) of each horizon in days."""
+    bounds = np.array([upper for _, upper in HORIZON_BUCKETS if upper is not None], dtype=np.float64)
+    d = np.nan_to_num(_floats(days), nan=0.0)
+    return np.searchsorted(bounds, d, side="left").astype(np.int32)
 
 
 @dataclass
@@ -169,11 +179,11 @@ class GradeTable:
         qtype: Sequence[str],
         domain: Sequence[str],
         origin: Sequence[str],
-        horizon_days: Sequence[int | None],
+        horizon_days: Any,
         contaminated: Sequence[bool],
         cutoff_declared: Sequence[bool],
-        resolved_at: Sequence[float | None],
-        metrics: Mapping[str, Sequence[float | None]],
+        resolved_at: Any,
+        metrics: Mapping[str, Any],
     ) -> GradeTable:
         n = len(agent)
         unknown = set(metrics) - set(METRICS)
@@ -181,20 +191,20 @@ class GradeTable:
             raise ValueError(f"unknown metrics: {sorted(unknown)}")
         agent_a = np.asarray(agent, dtype=np.int64).reshape(n)
         question_a = np.asarray(question, dtype=np.int64).reshape(n)
+        if n and (len(question) != n or len(track) != n or len(qtype) != n or len(resolved_at) != n):
+            raise ValueError("all columns must have one value per record")
         order = np.lexsort((question_a, agent_a))
         if n > 1:
-            pairs = np.stack([agent_a[order], question_a[order]], axis=1)
-            if np.any(np.all(pairs[1:] == pairs[:-1], axis=1)):
+            sa, sq = agent_a[order], question_a[order]
+            if np.any((sa[1:] == sa[:-1]) & (sq[1:] == sq[:-1])):
                 raise ValueError("more than one record for an (agent, question) pair")
         labels: dict[str, list[str]] = {}
         coded: dict[str, npt.NDArray[np.int32]] = {}
-        buckets = [horizon_bucket(d) for d in horizon_days]
         for name, values in (("track", track), ("qtype", qtype), ("domain", domain), ("origin", origin)):
-            labels[name], coded[name] = _codes(values) if n else ([], np.zeros(0, np.int32))
-        labels["horizon"], coded["horizon"] = _codes(buckets) if n else ([], np.zeros(0, np.int32))
-        metric_arrays = {
-            m: (_floats(metrics[m]) if m in metrics else np.full(n, math.nan))[order] for m in METRICS
-        }
+            labels[name], coded[name] = _codes(values)
+        labels["horizon"] = [name for name, _ in HORIZON_BUCKETS]
+        coded["horizon"] = horizon_buckets(horizon_days)
+        metric_arrays = {m: (_floats(metrics[m]) if m in metrics else np.full(n, math.nan))[order] for m in METRICS}
         return cls(
             agent=agent_a[order],
             question=question_a[order],
@@ -231,17 +241,21 @@ class GradeTable:
             metrics={m: col(m) for m in METRICS},
         )
 
+    def has_metric(self, metric: str) -> bool:
+        memo = self._memo()
+        key = ("has", metric)
+        if key not in memo:
+            memo[key] = bool((~np.isnan(self.metrics[metric])).any())
+        return memo[key]  # type: ignore[no-any-return]
+
     def code(self, dimension: str, value: str) -> int | None:
         """The integer code of a label in a dimension (None when no record has it)."""
         labels = self.labels.get(dimension, [])
         return labels.index(value) if value in labels else None
 
     def mask(self, view: View) -> npt.NDArray[np.bool_]:
-        """Which records a view includes."""
-        keep = np.ones(len(self), dtype=bool)
-        replay = self.code("track", "replay")
-        if view.track != "all":
-            keep &= self._equals("track", view.track)
+        """Which records a view includes (partial masks are memoised: views share them)."""
+        keep = self._base_mask(view.track, view.contamination_filter)
         for dimension, value in (
             ("qtype", view.question_type),
             ("domain", view.domain),
@@ -249,23 +263,50 @@ class GradeTable:
             ("horizon", view.horizon),
         ):
             if value:
-                keep &= self._equals(dimension, value)
-        if view.contamination_filter:
-            keep &= ~self.contaminated
-            if replay is not None:
-                keep &= ~((self.track == replay) & ~self.cutoff_declared)
+                keep = keep & self._equals(dimension, value)
         if view.resolved_from is not None:
-            keep &= self.resolved_at >= view.resolved_from
+            keep = keep & (self.resolved_at >= view.resolved_from)
         if view.resolved_to is not None:
-            keep &= self.resolved_at < view.resolved_to
+            keep = keep & (self.resolved_at < view.resolved_to)
         return keep
 
+    def _memo(self) -> dict[Any, Any]:
+        memo: dict[Any, Any] | None = getattr(self, "_memo_store", None)
+        if memo is None:
+            memo = {}
+            self._memo_store = memo
+        return memo
+
+    def _base_mask(self, track: str, contamination_filter: bool) -> npt.NDArray[np.bool_]:
+        memo = self._memo()
+        key = ("base", track, contamination_filter)
+        if key not in memo:
+            keep = np.ones(len(self), dtype=bool) if track == "all" else self._equals("track", track)
+            if contamination_filter:
+                keep = keep & ~self.contaminated
+                replay = self.code("track", "replay")
+                if replay is not None:
+                    keep &= ~((self.track == replay) & ~self.cutoff_declared)
+            memo[key] = keep
+        return memo[key]  # type: ignore[no-any-return]
+
     def _equals(self, dimension: str, value: str) -> npt.NDArray[np.bool_]:
-        code = self.code(dimension, value)
-        if code is None:
-            return np.zeros(len(self), dtype=bool)
-        column: npt.NDArray[np.int32] = getattr(self, dimension)
-        return column == code
+        memo = self._memo()
+        key = ("eq", dimension, value)
+        if key not in memo:
+            code = self.code(dimension, value)
+            column: npt.NDArray[np.int32] = getattr(self, dimension)
+            memo[key] = np.zeros(len(self), dtype=bool) if code is None else column == code
+        return memo[key]  # type: ignore[no-any-return]
+
+    def question_ids_in(self, sel: npt.NDArray[np.intp]) -> npt.NDArray[np.int64]:
+        """Sorted distinct question ids of the selected records."""
+        memo = self._memo()
+        if "questions" not in memo:
+            memo["questions"] = np.unique(self.question, return_inverse=True)
+        ids, inverse = memo["questions"]
+        present = np.bincount(inverse[sel], minlength=ids.size) > 0
+        return ids[present]  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -283,11 +324,19 @@ class QuestionTable:
     market_brier: npt.NDArray[np.float64]
     market_log: npt.NDArray[np.float64]
     market_correct: npt.NDArray[np.float64]
+    index: GradeTable | None = None  # one pseudo-record per question, for view membership
 
     @classmethod
     def empty(cls) -> QuestionTable:
         z = np.zeros(0)
         return cls(np.zeros(0, np.int64), z, z, z, z, z)
+
+    def members(self, view: View) -> npt.NDArray[np.int64]:
+        """Sorted ids of the view's questions (the platform has no cutoff: contamination never applies)."""
+        if self.index is None or len(self.index) == 0:
+            return np.zeros(0, np.int64)
+        mask = self.index.mask(replace(view, contamination_filter=False))
+        return np.sort(self.index.question[mask])
 
     @classmethod
     def build(
@@ -299,10 +348,32 @@ class QuestionTable:
         market_brier: Sequence[float | None],
         market_log: Sequence[float | None],
         market_correct: Sequence[float | None],
+        track: Sequence[str] | None = None,
+        qtype: Sequence[str] | None = None,
+        domain: Sequence[str] | None = None,
+        origin: Sequence[str] | None = None,
+        horizon_days: Any = None,
+        resolved_at: Any = None,
     ) -> QuestionTable:
+        """``track`` etc. describe each question for view membership (default: live binary, no domain)."""
         ids = np.asarray(question, dtype=np.int64)
         order = np.argsort(ids, kind="stable")
+        k = len(ids)
+        index = GradeTable.from_columns(
+            agent=[0] * k,
+            question=ids,
+            track=track if track is not None else ["live"] * k,
+            qtype=qtype if qtype is not None else ["binary"] * k,
+            domain=domain if domain is not None else [""] * k,
+            origin=origin if origin is not None else [""] * k,
+            horizon_days=horizon_days if horizon_days is not None else [1] * k,
+            contaminated=[False] * k,
+            cutoff_declared=[True] * k,
+            resolved_at=resolved_at if resolved_at is not None else [None] * k,
+            metrics={},
+        )
         return cls(
+            index=index,
             question=ids[order],
             outcome=np.asarray(outcome, dtype=np.float64)[order],
             base_rate=np.asarray(base_rate, dtype=np.float64)[order],
@@ -384,13 +455,41 @@ class ViewResult:
 # ------------------------------------------------------------------------------------ bootstrap
 
 
-def _resample_counts(n: int, rows: int, seed: int, start: int) -> npt.NDArray[np.float32]:
-    """Rows ``start .. start+rows`` of the seeded multinomial count matrix for sample size n."""
-    rng = np.random.default_rng([seed, n, start])
+_EXACT_BELOW: Final = 100
+_POISSON_BLOCK: Final = 2048
+
+
+def _multinomial_counts(n: int, rows: int, seed: int) -> npt.NDArray[np.float32]:
+    """Seeded multinomial resample counts (rows x n): each row is one resample of n items."""
+    rng = np.random.default_rng([seed, 0, n])
     idx = rng.integers(0, n, size=(rows, n), dtype=np.int64)
     idx += (np.arange(rows, dtype=np.int64) * n)[:, None]
-    counts = np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n)
-    return counts.astype(np.float32)
+    return np.bincount(idx.ravel(), minlength=rows * n).reshape(rows, n).astype(np.float32)
+
+
+class _PoissonWeights:
+    """Seeded Poisson(1) weights (resamples x positions), grown block by block.
+
+    Each block of columns has its own seed, so the weights of position i never depend on how many
+    positions were asked for: a sample's interval depends only on its own values.
+    """
+
+    def __init__(self, resamples: int, seed: int) -> None:
+        self.resamples = resamples
+        self.seed = seed
+        self.weights = np.zeros((resamples, 0), dtype=np.float32)
+        self.cumulative = np.zeros((resamples, 0), dtype=np.float64)
+
+    def upto(self, n: int) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float64]]:
+        have = self.weights.shape[1]
+        if n > have:
+            blocks = [self.weights]
+            for b in range(have // _POISSON_BLOCK, -(-n // _POISSON_BLOCK)):
+                rng = np.random.default_rng([self.seed, 1, b])
+                blocks.append(rng.poisson(1.0, size=(self.resamples, _POISSON_BLOCK)).astype(np.float32))
+            self.weights = np.ascontiguousarray(np.concatenate(blocks, axis=1))
+            self.cumulative = np.cumsum(self.weights, axis=1, dtype=np.float64)
+        return self.weights[:, :n], self.cumulative[:, n - 1]
 
 
 def bootstrap_intervals(
@@ -402,9 +501,11 @@ def bootstrap_intervals(
 ) -> list[tuple[float, float]]:
     """Percentile bootstrap interval of the mean of each sample (same input -> same interval).
 
-    Samples of equal size share one seeded count matrix, so each group costs one matrix product.
-    Intervals are widened to contain the sample mean (float rounding can push an all-equal sample's
-    bound a hair past it).
+    Samples smaller than ``_EXACT_BELOW`` are resampled exactly (multinomial counts); larger ones
+    with the Poisson bootstrap (each item weighted by an independent Poisson(1) count, the standard
+    large-sample equivalent). Samples of equal size share one seeded weight matrix, so each group
+    costs one matrix product. Intervals are widened to contain the sample mean (float rounding can
+    push an all-equal sample's bound a hair past it).
     """
     if resamples < 1:
         raise ValueError("resamples must be >= 1")
@@ -413,28 +514,53 @@ def bootstrap_intervals(
     by_size: dict[int, list[int]] = defaultdict(list)
     for i, s in enumerate(samples):
         by_size[len(s)].append(i)
-    for n, members in by_size.items():
+    poisson = _PoissonWeights(resamples, seed)
+    buckets: dict[int, list[int]] = defaultdict(list)
+    for n in sorted(by_size):
+        members = by_size[n]
         if n == 0:
             continue
-        values = np.stack([np.asarray(samples[i], dtype=np.float64) for i in members], axis=1)
-        points = values.mean(axis=0)
         if n == 1:
-            for j, i in enumerate(members):
-                out[i] = (float(points[j]), float(points[j]))
+            for i in members:
+                p = float(np.asarray(samples[i], dtype=np.float64)[0])
+                out[i] = (p, p)
             continue
-        # Chunk the resamples so a count matrix stays around 16M cells whatever n is.
-        step = max(1, min(resamples, 16_000_000 // n))
-        means = np.empty((resamples, len(members)), dtype=np.float64)
-        v32 = values.astype(np.float32)
-        for start in range(0, resamples, step):
-            rows = min(step, resamples - start)
-            counts = _resample_counts(n, rows, seed, start)
-            means[start : start + rows] = (counts @ v32) / n
-        lo, hi = np.quantile(means, [alpha, 1.0 - alpha], axis=0)
+        if n < _EXACT_BELOW:
+            values = np.stack([np.asarray(samples[i], dtype=np.float32) for i in members], axis=1)
+            means = (_multinomial_counts(n, resamples, seed) @ values) / np.float32(n)
+            _store_quantiles(out, members, values.astype(np.float64).mean(axis=0), means, alpha)
+            continue
+        # Zero-padded to a shared width (at most 1/8 more), so one matrix product serves many sizes.
+        step = 1 << max(0, n.bit_length() - 4)
+        buckets[-(-n // step) * step].extend(members)
+    for width, members in sorted(buckets.items()):
+        weights, _ = poisson.upto(width)
+        values = np.zeros((width, len(members)), dtype=np.float32)
+        sizes = np.empty(len(members), dtype=np.int64)
         for j, i in enumerate(members):
-            p = float(points[j])
-            out[i] = (min(float(lo[j]), p), max(float(hi[j]), p))
+            sample = np.asarray(samples[i], dtype=np.float32)
+            values[: sample.size, j] = sample
+            sizes[j] = sample.size
+        totals = poisson.cumulative[:, sizes - 1]
+        sums = weights @ values
+        means = np.divide(sums, totals, out=np.full_like(sums, np.nan), where=totals > 0)
+        # an all-zero resample (probability e^-n) carries no information: count it at the mean
+        points = values.sum(axis=0) / sizes
+        means = np.where(totals > 0, means, points[None, :].astype(np.float32))
+        _store_quantiles(out, members, values.astype(np.float64).sum(axis=0) / sizes, means, alpha)
     return out
+
+
+def _store_quantiles(
+    out: list[tuple[float, float]],
+    members: Sequence[int],
+    points: npt.NDArray[np.float64],
+    means: npt.NDArray[Any],
+    alpha: float,
+) -> None:
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha], axis=0)
+    for i, p, low, high in zip(members, points.tolist(), lo.tolist(), hi.tolist(), strict=True):
+        out[i] = (min(low, p), max(high, p))
 
 
 # ------------------------------------------------------------------------------------ ranking
@@ -481,7 +607,9 @@ def sort_key(row: StandingRow, rank_metric: str | None) -> tuple[Any, ...]:
 # ------------------------------------------------------------------------------------ aggregation
 
 
-def _agent_rows(table: GradeTable, sel: npt.NDArray[np.intp]) -> tuple[list[StandingRow], list[npt.NDArray[np.float64]]]:
+def _agent_rows(
+    table: GradeTable, sel: npt.NDArray[np.intp]
+) -> tuple[list[StandingRow], list[npt.NDArray[np.float64]]]:
     """Per-agent rows of the selected records (sorted by agent) and each agent's Brier sample."""
     if sel.size == 0:
         return [], []
@@ -489,19 +617,33 @@ def _agent_rows(table: GradeTable, sel: npt.NDArray[np.intp]) -> tuple[list[Stan
     starts = np.flatnonzero(np.concatenate([[True], agents[1:] != agents[:-1]]))
     idx = np.repeat(np.arange(starts.size), np.diff(np.append(starts, agents.size)))
     count = np.bincount(idx, minlength=starts.size)
-    rows = [StandingRow(agent_id=int(agents[s]), baseline="", n=int(count[k]), metrics={}) for k, s in enumerate(starts)]
-    brier_samples: list[npt.NDArray[np.float64]] = []
+    size = starts.size
+    agent_ids = agents[starts].tolist()
+    counts = count.tolist()
+    per_metric: dict[str, tuple[list[Any], list[int]]] = {}
+    brier_samples: list[npt.NDArray[np.float64]] = [np.zeros(0)] * size
     for metric in METRICS:
+        if not table.has_metric(metric):
+            per_metric[metric] = ([None] * size, [0] * size)
+            continue
         values = table.metrics[metric][sel]
         ok = ~np.isnan(values)
-        n_m = np.bincount(idx[ok], minlength=starts.size)
-        sums = np.bincount(idx[ok], weights=values[ok], minlength=starts.size)
-        for k, row in enumerate(rows):
-            row.metrics[metric] = MetricValue(float(sums[k] / n_m[k]) if n_m[k] else None, int(n_m[k]))
+        n_m = np.bincount(idx[ok], minlength=size)
+        sums = np.bincount(idx[ok], weights=values[ok], minlength=size)
+        means = np.divide(sums, n_m, out=np.full(size, np.nan), where=n_m > 0)
+        per_metric[metric] = ([None if math.isnan(v) else v for v in means.tolist()], n_m.tolist())
         if metric == "brier":
-            ends = np.cumsum(n_m)
             ordered = values[ok]
-            brier_samples = [ordered[e - c : e] for e, c in zip(ends, n_m, strict=True)]
+            brier_samples = np.split(ordered, np.cumsum(n_m)[:-1])
+    rows = [
+        StandingRow(
+            agent_id=agent_ids[k],
+            baseline="",
+            n=counts[k],
+            metrics={m: MetricValue(per_metric[m][0][k], per_metric[m][1][k]) for m in METRICS},
+        )
+        for k in range(size)
+    ]
     return rows, brier_samples  # aligned with rows; empty where an agent has no Brier
 
 
@@ -571,12 +713,11 @@ def compute_views(
     for view in views:
         mask = table.mask(view)
         sel = np.flatnonzero(mask)
-        question_ids = np.unique(table.question[sel])
         if wanted is not None:
             sel = sel[np.isin(table.agent[sel], wanted)]
         rows, brier_samples = _agent_rows(table, sel)
         if baselines:
-            b_rows, b_samples = _baseline_rows(questions, question_ids)
+            b_rows, b_samples = _baseline_rows(questions, questions.members(view))
             rows += b_rows
             brier_samples += b_samples
         for row, sample in zip(rows, brier_samples, strict=True):
@@ -618,9 +759,7 @@ def materialised_views(table: GradeTable) -> list[View]:
     return views
 
 
-def views_touching(
-    *, track: str, qtype: str, domain: str, origin: str, horizon_days: int | None
-) -> list[View]:
+def views_touching(*, track: str, qtype: str, domain: str, origin: str, horizon_days: int | None) -> list[View]:
     """The materialised views a question with these attributes belongs to."""
     bucket = horizon_bucket(horizon_days)
     out: list[View] = []

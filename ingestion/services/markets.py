@@ -12,16 +12,21 @@ question services (resolve, amend, un-resolve, annul), which announce it for reg
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any, Protocol
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
+from django.utils import timezone
 
 from ingestion.fetching import HTTPStatusError
 from ingestion.markets import (
@@ -40,7 +45,8 @@ from ingestion.markets import (
 )
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
-from ingestion.services.questions import question_annul, question_resolve, question_unresolve, question_upsert
+from ingestion.services.questions import _clean_question_data as clean_question_data
+from ingestion.services.questions import question_annul, question_resolve, question_unresolve
 from ingestion.services.sources import PollReport, register_poller
 
 PLATFORM_LABELS: dict[str, str] = {
@@ -192,11 +198,15 @@ def market_fetch(*, source: Source, now: datetime, get: JsonGetter | None = None
 
 @dataclass
 class MarketStoreResult:
-    markets: dict[str, Market]
+    # External id -> primary key of every market of the call, written or not.
+    market_ids: dict[str, int]
     created: int = 0
     updated: int = 0
     unchanged: int = 0
     prices_added: int = 0
+    # External ids of the markets created or updated by the call.
+    changed: set[str] = field(default_factory=set)
+    created_ids: set[str] = field(default_factory=set)
 
 
 _MARKET_FIELDS = ("title", "outcomes", "url", "open_at", "close_at", "status", "liquidity", "volume", "bettors", "raw")
@@ -217,74 +227,139 @@ def _market_values(record: MarketRecord) -> dict[str, Any]:
     }
 
 
+@contextmanager
+def _binary_bulk_binding() -> Iterator[None]:
+    """On PostgreSQL, send the parameters of the statements run inside bound server-side and
+    arrays in binary.
+
+    Django binds client-side by default, and a bulk insert (one UNNEST array per column) is
+    then quoted in Python, a regular-expression substitution for every quote of every JSON
+    payload: that cost several times the database's own work. Only the cursors opened inside
+    change; the connection's other cursors keep Django's defaults.
+    """
+    if connection.vendor != "postgresql":
+        yield
+        return
+    connection.ensure_connection()
+    raw = connection.connection
+    previous = raw.cursor_factory
+    raw.cursor_factory = _binary_array_cursor_class()
+    try:
+        yield
+    finally:
+        raw.cursor_factory = previous
+
+
+@cache
+def _binary_array_cursor_class() -> type:
+    from django.db.backends.postgresql.base import ServerBindingCursor
+    from psycopg.types.array import ListBinaryDumper
+
+    class BinaryArrayCursor(ServerBindingCursor):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # Cursor-local: lists dump in binary, with no per-element quoting.
+            self.adapters.register_dumper(list, ListBinaryDumper)
+
+    return BinaryArrayCursor
+
+
+def market_content_hash(values: Mapping[str, Any]) -> str:
+    """A digest of a market's stored values (raw payload included); key order does not count,
+    as it does not in a jsonb column."""
+    blob = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.blake2b(blob.encode(), digest_size=20).hexdigest()
+
+
 @transaction.atomic
 def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord], now: datetime) -> MarketStoreResult:
     """Store markets and their prices, de-duplicated on (platform, external id) and on
-    (market, outcome, time). Unchanged markets are not written; a snapshot price is stored only
-    when it differs from the latest stored price of that outcome."""
+    (market, outcome, time). A market whose content hash is unchanged is not written and its
+    listing snapshot price is not re-examined; a snapshot price of a changed market is stored
+    only when it differs from the latest stored price of that outcome."""
     by_key: dict[tuple[str, str], MarketRecord] = {}
     for record in records:
         by_key[(record.platform, record.external_id[:300])] = record
-    result = MarketStoreResult(markets={})
+    result = MarketStoreResult(market_ids={})
     if not by_key:
         return result
-    existing: dict[tuple[str, str], Market] = {}
+    # Only keys and hashes: loading the stored raw payloads would cost as much as writing them.
+    stored: dict[tuple[str, str], tuple[int, str, int | None]] = {}
     for platform in {p for p, _ in by_key}:
         ids = [e for p, e in by_key if p == platform]
-        for market in Market.objects.filter(platform=platform, external_id__in=ids):
-            existing[(market.platform, market.external_id)] = market
+        rows = Market.objects.filter(platform=platform, external_id__in=ids).values_list(
+            "external_id", "pk", "content_hash", "source_id"
+        )
+        for external_id, pk, digest, owner in rows:
+            stored[(platform, external_id)] = (pk, digest, owner)
+    source_id = source.pk if source is not None else None
     to_write: list[Market] = []
     for key, record in by_key.items():
         values = _market_values(record)
-        found = existing.get(key)
-        if found is None:
-            market = Market(platform=key[0], external_id=key[1], source=source, **values)
-            result.created += 1
-            to_write.append(market)
-            result.markets[key[1]] = market
-            continue
-        market = found
-        if any(getattr(market, name) != value for name, value in values.items()) or (
-            source is not None and market.source_id is None
-        ):
-            for name, value in values.items():
-                setattr(market, name, value)
-            # The first source to list a market keeps it; two overlapping sources must not
-            # flip it back and forth on every poll.
-            if source is not None and market.source_id is None:
-                market.source = source
+        digest = market_content_hash(values)
+        found = stored.get(key)
+        owner: int | None = None
+        if found is not None:
+            pk, old_digest, owner = found
+            result.market_ids[key[1]] = pk
+            if old_digest == digest and (owner is not None or source_id is None):
+                result.unchanged += 1
+                continue
             result.updated += 1
-            to_write.append(market)
         else:
-            result.unchanged += 1
-        result.markets[key[1]] = market
-    if to_write:
-        # One upsert statement: a market created by another source meanwhile is updated, not
-        # duplicated, and PostgreSQL returns every primary key.
-        written = Market.objects.bulk_create(
-            to_write,
-            update_conflicts=True,
-            unique_fields=["platform", "external_id"],
-            update_fields=[*_MARKET_FIELDS, "source", "updated_at"],
-            batch_size=1000,
+            result.created += 1
+            result.created_ids.add(key[1])
+        result.changed.add(key[1])
+        # The first source to list a market keeps it; two overlapping sources must not flip it
+        # back and forth on every poll.
+        to_write.append(
+            Market(
+                platform=key[0],
+                external_id=key[1],
+                source_id=owner if owner is not None else source_id,
+                content_hash=digest,
+                **values,
+            )
         )
+    if to_write:
+        # One upsert statement per batch, for changed rows only: a market created by another
+        # source meanwhile is updated, not duplicated, and PostgreSQL returns every key.
+        with _binary_bulk_binding():
+            written = Market.objects.bulk_create(
+                to_write,
+                update_conflicts=True,
+                unique_fields=["platform", "external_id"],
+                update_fields=[*_MARKET_FIELDS, "content_hash", "source", "updated_at"],
+                batch_size=1000,
+            )
         for market in written:
-            result.markets[market.external_id] = market
-    if any(m.pk is None for m in result.markets.values()):
+            if market.pk is not None:
+                result.market_ids[market.external_id] = market.pk
+    missing = [key for key in by_key if key[1] not in result.market_ids]
+    for platform in {p for p, _ in missing}:
         # Backends that do not return keys from an upsert (SQLite before 3.35): look them up.
-        missing = [k for k, m in result.markets.items() if m.pk is None]
-        for market in Market.objects.filter(external_id__in=missing, platform__in={p for p, _ in by_key}):
-            result.markets[market.external_id] = market
-    result.prices_added = _store_prices(by_key=by_key, markets=result.markets)
+        ids = [e for p, e in missing if p == platform]
+        for external_id, pk in Market.objects.filter(platform=platform, external_id__in=ids).values_list(
+            "external_id", "pk"
+        ):
+            result.market_ids[external_id] = pk
+    result.prices_added = _store_prices(by_key=by_key, result=result)
     return result
 
 
-def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], markets: Mapping[str, Market]) -> int:
-    snapshot_ids = [markets[e].pk for (_, e), r in by_key.items() if r.prices_are_snapshot and r.prices]
+def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], result: MarketStoreResult) -> int:
+    market_ids = result.market_ids
+    # A snapshot repeats the listing, so an unchanged market has no new snapshot price, and a
+    # market created just now has no stored price to compare with.
+    compare_ids = [
+        market_ids[e]
+        for (_, e), r in by_key.items()
+        if r.prices_are_snapshot and r.prices and e in result.changed and e not in result.created_ids
+    ]
     latest: dict[tuple[int, str], tuple[datetime, float]] = {}
-    if snapshot_ids:
+    if compare_ids:
         rows = (
-            PricePoint.objects.filter(market_id__in=snapshot_ids)
+            PricePoint.objects.filter(market_id__in=compare_ids)
             .annotate(rank=Window(RowNumber(), partition_by=[F("market_id"), F("outcome")], order_by=F("time").desc()))
             .filter(rank=1)
             .values_list("market_id", "outcome", "time", "probability")
@@ -292,23 +367,31 @@ def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], markets: Ma
         latest = {(m, o): (t, p) for m, o, t, p in rows}
     points: list[PricePoint] = []
     for (_, external_id), record in by_key.items():
-        market = markets[external_id]
+        if record.prices_are_snapshot and external_id not in result.changed:
+            continue
+        market_id = market_ids[external_id]
         for price in record.prices:
             if not (0.0 <= price.probability <= 1.0) or not math.isfinite(price.probability):
                 continue
+            outcome = price.outcome[:300]
             if record.prices_are_snapshot:
-                last = latest.get((market.pk, price.outcome[:300]))
+                last = latest.get((market_id, outcome))
                 if last is not None and (price.time <= last[0] or abs(last[1] - price.probability) < 1e-9):
                     continue
             points.append(
-                PricePoint(market=market, outcome=price.outcome[:300], time=price.time, probability=price.probability)
+                PricePoint(market_id=market_id, outcome=outcome, time=price.time, probability=price.probability)
             )
     if not points:
         return 0
-    market_ids = {p.market_id for p in points}
-    before = PricePoint.objects.filter(market_id__in=market_ids).count()
-    PricePoint.objects.bulk_create(points, ignore_conflicts=True, batch_size=2000)
-    return PricePoint.objects.filter(market_id__in=market_ids).count() - before
+    # Counting before and after within the batch's time range tells how many were new (an
+    # ignore_conflicts insert does not say) without scanning each market's whole history.
+    around = PricePoint.objects.filter(
+        market_id__in={p.market_id for p in points}, time__gte=min(p.time for p in points)
+    )
+    before = around.count()
+    with _binary_bulk_binding():
+        PricePoint.objects.bulk_create(points, ignore_conflicts=True, batch_size=2000)
+    return around.count() - before
 
 
 def question_external_id(*, platform: str, external_id: str) -> str:
@@ -355,48 +438,63 @@ def _author_label(platform: str) -> str:
     return f"market:{platform}"
 
 
+def _new_question(*, record: MarketRecord, market_id: int, selection: Selection, now: datetime) -> Question:
+    """An unsaved question for a selected market, validated exactly as ``question_upsert``
+    validates (a ValidationError names the refused field), so it can be inserted in bulk."""
+    values, _, _ = clean_question_data(_question_data(record=record, selection=selection, now=now))
+    values.setdefault("origin", Question.Origin.MARKET)
+    if "status" not in values:
+        # question_upsert's rule for a live question without an explicit status.
+        values["status"] = Question.Status.OPEN if values["close_at"] > now else Question.Status.CLOSED
+    return Question(market_id=market_id, **values)
+
+
+# What the resolution pre-check reads; the few questions that need a change are loaded whole.
+_SYNC_FIELDS = ("id", "external_id", "status", "type", "rejection_reason", "market_id")
+
+
 def market_questions_sync(
-    *, records: Iterable[MarketRecord], markets: Mapping[str, Market], selection: Selection, now: datetime
+    *, records: Iterable[MarketRecord], market_ids: Mapping[str, int], selection: Selection, now: datetime
 ) -> QuestionSyncResult:
     """Create questions for newly selected markets and bring every market question's
     resolution in line with its market. Call inside the poll's transaction."""
     result = QuestionSyncResult()
-    records = list(records)
     qids = {question_external_id(platform=r.platform, external_id=r.external_id): r for r in records}
-    questions = {q.external_id: q for q in Question.objects.filter(external_id__in=list(qids))}
+    questions = {q.external_id: q for q in Question.objects.filter(external_id__in=list(qids)).only(*_SYNC_FIELDS)}
     currents = _current_resolutions([q.pk for q in questions.values()])
+    new_questions: list[Question] = []
+    relink: list[tuple[int, int]] = []
+    to_sync: list[tuple[int, MarketRecord]] = []
     for qid, record in qids.items():
-        market = markets[record.external_id]
+        market_id = market_ids[record.external_id]
         question = questions.get(qid)
         if question is None:
             if not selection.accepts(record, now=now):
                 continue
             try:
-                # A savepoint: a market whose question data is refused is reported, not fatal.
-                with transaction.atomic():
-                    question, _ = question_upsert(
-                        data=_question_data(record=record, selection=selection, now=now),
-                        origin=Question.Origin.MARKET,
-                        now=now,
-                    )
-                    question.market = market
-                    question.save(update_fields=["market", "updated_at"])
+                new_questions.append(_new_question(record=record, market_id=market_id, selection=selection, now=now))
             except ValidationError as exc:
+                # A market whose question data is refused is reported, not fatal.
                 result.problems.append(f"{record.platform} market {record.external_id}: question refused: {exc}")
-                continue
-            result.questions_created += 1
             continue
-        if question.market_id != market.pk:
-            question.market = market
-            question.save(update_fields=["market", "updated_at"])
-        if not _needs_change(question=question, record=record, current=currents.get(question.pk)):
-            continue
-        try:
-            with transaction.atomic():
-                if _sync_resolution(question=question, record=record, now=now):
-                    result.resolutions_added += 1
-        except ValidationError as exc:
-            result.problems.append(f"{record.platform} market {record.external_id}: resolution refused: {exc}")
+        if question.market_id != market_id:
+            relink.append((question.pk, market_id))
+        if _needs_change(question=question, record=record, current=currents.get(question.pk)):
+            to_sync.append((question.pk, record))
+    if new_questions:
+        Question.objects.bulk_create(new_questions, batch_size=500)
+        result.questions_created = len(new_questions)
+    for question_id, market_id in relink:
+        Question.objects.filter(pk=question_id).update(market_id=market_id, updated_at=timezone.now())
+    if to_sync:
+        full = Question.objects.in_bulk([question_id for question_id, _ in to_sync])
+        for question_id, record in to_sync:
+            try:
+                with transaction.atomic():
+                    if _sync_resolution(question=full[question_id], record=record, now=now):
+                        result.resolutions_added += 1
+            except ValidationError as exc:
+                result.problems.append(f"{record.platform} market {record.external_id}: resolution refused: {exc}")
     return result
 
 
@@ -481,7 +579,7 @@ def market_store(*, source: Source, payload: MarketPayload, now: datetime) -> Po
     """Store one fetched market poll (the poll framework wraps this in a transaction)."""
     stored = market_upsert_many(source=source, records=payload.records, now=now)
     synced = market_questions_sync(
-        records=payload.records, markets=stored.markets, selection=payload.selection, now=now
+        records=payload.records, market_ids=stored.market_ids, selection=payload.selection, now=now
     )
     report = PollReport(source_id=source.pk)
     report.added = stored.created + stored.prices_added + synced.questions_created + synced.resolutions_added

@@ -66,6 +66,7 @@ from leaderboard.services.predictions import question_options
 logger = logging.getLogger(__name__)
 
 RESOLVED_KINDS = (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
+_MARKS = str.maketrans("", "", "\x02\x03")
 
 
 @dataclass
@@ -265,7 +266,8 @@ class QuestionGrader:
         as_of = resolved_at + timedelta(days=settings.HINDSIGHT_EVIDENCE_WINDOW_DAYS)
         page = articles_search(query=" or ".join(terms), as_of=as_of, limit=20)
         items = [
-            EvidenceItem(article_id=r.id, text=f"{r.title}: {r.snippet}".strip())
+            # The search marks hits with STX/ETX for the HTML snippet; the judge wants plain text.
+            EvidenceItem(article_id=r.id, text=f"{r.title}: {r.snippet}".translate(_MARKS).strip())
             for r in page.results
             if r.published_at is not None and r.published_at >= self.question.open_at
         ]
@@ -538,7 +540,12 @@ def grade_question(*, question_id: int, now: datetime | None = None, force: bool
     finally:
         grading_release(question_id=question_id, claimed_at=now)
     changed = report.graded or report.withdrawn or report.counts_updated
-    updates: dict[str, Any] = {"inputs_key": report.inputs_key, "graded_at": now, "last_error": ""}
+    updates: dict[str, Any] = {
+        "inputs_key": report.inputs_key,
+        "graded_at": now,
+        "last_error": "",
+        "checks": F("checks") + 1,
+    }
     state = QuestionGradingState.objects.filter(question_id=question_id)
     if changed:
         state.update(runs=F("runs") + 1, **updates)

@@ -26,12 +26,12 @@ from datetime import date, datetime
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
 
 import networkx as nx
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
+from ingestion.canonical import InvalidURL, canonical_url
 from ingestion.models import Article, Question
 from ingestion.periods import parse_period
 from ingestion.reference_data import cameo_children, cameo_parent
@@ -365,9 +365,11 @@ def validate_prediction(*, question: Question, prediction: Any, errors: _Errors 
 
 @lru_cache(maxsize=4096)
 def url_variants(url: str) -> tuple[str, ...]:
-    """The URL as given and its canonical form (lower-case scheme and host, no fragment)."""
-    parts = urlsplit(url)
-    canonical = urlunsplit((parts.scheme.lower(), parts.netloc.lower(), parts.path, parts.query, ""))
+    """The URL as given and the canonical form under which ingestion stores articles."""
+    try:
+        canonical = canonical_url(url)
+    except InvalidURL:
+        return (url,)
     return tuple(dict.fromkeys([url, canonical]))
 
 

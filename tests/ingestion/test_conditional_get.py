@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from ingestion.models import Article
 from ingestion.services.sources import source_poll
 from tests.ingestion.conftest import NOW
 from tests.ingestion.fakeserver import Response, fixture_bytes
+
+pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
 
 ETAG = '"feed-v1"'
 LAST_MODIFIED = "Wed, 04 Mar 2026 10:00:00 GMT"

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from ingestion.models import Article
 from ingestion.services.articles import article_store_many
 from ingestion.services.sources import source_poll
 from tests.factories import SourceFactory
 from tests.ingestion.conftest import NOW
+
+pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
 
 STORY = {
     "title": "Parliament passes the budget",

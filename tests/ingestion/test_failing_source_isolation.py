@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 import time_machine
 
 from ingestion.models import Article, Source
 from ingestion.tasks import poll_due_sources
 from tests.ingestion.conftest import NOW
 from tests.ingestion.fakeserver import Response
+
+pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
 
 
 def test_one_failing_source_does_not_stop_the_others(feed_source) -> None:

@@ -11,6 +11,8 @@ from ingestion.models import Article
 from ingestion.services.sources import source_poll
 from tests.ingestion.conftest import NOW
 
+pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
+
 
 def test_rss20(feed_source, fake_server) -> None:
     source = feed_source("/world/rss.xml", fixture="feeds/rss20_world_news.xml")

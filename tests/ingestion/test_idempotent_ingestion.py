@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from ingestion.models import Article
 from ingestion.services.sources import source_poll
 from tests.ingestion.conftest import NOW
+
+pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
 
 FIELDS = ("url", "title", "summary", "body", "author", "language", "published_at", "fetched_at", "content_hash")
 

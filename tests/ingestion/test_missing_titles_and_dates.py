@@ -3,10 +3,14 @@ with published_at None; neither fails the feed."""
 
 from __future__ import annotations
 
+import pytest
+
 from ingestion.models import Article
 from ingestion.services.sources import source_poll
 from tests.ingestion.conftest import NOW
 from tests.ingestion.fakeserver import Response
+
+pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
 
 FEED = b"""<?xml version="1.0" encoding="utf-8"?>
 <rss version="2.0"><channel><title>Wire</title><link>https://wire.example/</link><description>d</description>

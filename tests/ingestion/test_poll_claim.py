@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from ingestion.models import Article, Source
 from ingestion.services.sources import source_poll
 from ingestion.tasks import poll_source
 from tests.ingestion.conftest import NOW
+
+pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
 
 
 def test_claimed_source_is_left_alone(feed_source, fake_server) -> None:

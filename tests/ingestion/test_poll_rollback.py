@@ -13,6 +13,8 @@ from ingestion.services.sources import source_poll
 from tests.ingestion.conftest import NOW
 from tests.ingestion.fakeserver import Response
 
+pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
+
 
 def big_feed(n: int) -> bytes:
     items = "".join(

@@ -1,0 +1,247 @@
+"""Baseline agents the platform runs itself, registered like any team ("Hindsight baselines").
+
+* ``market-follower`` submits the question's market price as of its forecast date (the latest price
+  the gateway shows it), on binary and multiple-choice questions that have a market;
+* ``always-half`` submits 0.5 on every binary question and a uniform vector on every multiple-choice
+  question;
+* ``reference-offline`` is ``examples/reference_agent.py`` in its deterministic offline mode.
+
+All three go through the public HTTP API with their own tokens, exactly as outside agents do, so
+their forecasts are validated, logged and graded the same way. They declare a knowledge cutoff of
+2000-01-01 (they use no trained model), so the contamination filter never hides them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import httpx
+from django.conf import settings
+from django.db import transaction
+
+from leaderboard.models import Agent, ApiToken
+from leaderboard.services.teams import agent_create, team_ensure, token_create, token_revoke
+
+BASELINE_TEAM = "Hindsight baselines"
+RUNNER_TOKEN_NAME = "baseline runner"
+NO_MODEL_CUTOFF = date(2000, 1, 1)
+
+
+@dataclass(frozen=True)
+class BaselineSpec:
+    name: str
+    model_name: str
+    tools: str
+
+
+BASELINES = (
+    BaselineSpec("market-follower", "market price", "Submits the latest market price the gateway shows."),
+    BaselineSpec("always-half", "constant 0.5", "Submits 0.5 (binary) or a uniform vector (multiple choice)."),
+    BaselineSpec(
+        "reference-offline",
+        "examples/reference_agent.py (offline)",
+        "Searches and reads evidence through the gateway; cue-word forecasts; a forecast graph from what it read.",
+    ),
+)
+
+
+@transaction.atomic
+def baselines_ensure() -> dict[str, str]:
+    """The baseline team and agents (created when missing), each with one fresh token; earlier
+    runner tokens are revoked so keys never pile up. Returns agent name -> token key."""
+    team, _ = team_ensure(name=BASELINE_TEAM)
+    keys: dict[str, str] = {}
+    for spec in BASELINES:
+        agent = team.agents.filter(name=spec.name).first()
+        if agent is None:
+            agent = agent_create(
+                team=team,
+                name=spec.name,
+                model_name=spec.model_name,
+                provider="Hindsight",
+                knowledge_cutoff=NO_MODEL_CUTOFF,
+                tools_description=spec.tools,
+                is_baseline=True,
+            )
+        for old in ApiToken.objects.filter(agent=agent, name=RUNNER_TOKEN_NAME, revoked_at=None):
+            token_revoke(token=old)
+        keys[spec.name] = token_create(agent=agent, name=RUNNER_TOKEN_NAME).key
+    return keys
+
+
+def baseline_agents() -> list[Agent]:
+    return list(Agent.objects.filter(team__name=BASELINE_TEAM).order_by("name"))
+
+
+def reference_agent_module() -> ModuleType:
+    """examples/reference_agent.py, loaded from its file (examples/ is not a package)."""
+    name = "hindsight_reference_agent"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = Path(settings.BASE_DIR) / "examples" / "reference_agent.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Client:
+    def __init__(self, base_url: str, key: str) -> None:
+        self.http = httpx.Client(
+            base_url=base_url.rstrip("/") + "/api/v1", headers={"Authorization": f"Token {key}"}, timeout=60
+        )
+
+    def offered(
+        self, *, limit: int, imported_limit: int | None = None, types: tuple[str, ...] = ()
+    ) -> list[dict[str, Any]]:
+        """Open live questions and offered replay questions; at most ``imported_limit`` imported
+        ones (a large imported set would otherwise dominate a short demo run)."""
+        found: list[dict[str, Any]] = []
+        imported = 0
+        for filters in ({"track": "live", "status": "open"}, {"track": "replay", "status": "resolved"}):
+            offset = 0
+            while True:
+                body = self.http.get("/questions/", params={**filters, "limit": 50, "offset": offset}).json()
+                for q in body["results"]:
+                    if types and q["type"] not in types:
+                        continue
+                    if q["origin"] == "imported" and imported_limit is not None:
+                        if imported >= imported_limit:
+                            continue
+                        imported += 1
+                    found.append(q)
+                if not body.get("next"):
+                    break
+                offset += len(body["results"])
+        return found[:limit] if limit else found
+
+    def scope(self, question: dict[str, Any]) -> dict[str, Any]:
+        if question["track"] == "replay":
+            session = self.http.post("/replays/", json={"question": question["id"]}).raise_for_status().json()
+            return {"session": session["id"]}
+        return {}
+
+    def submit(self, body: dict[str, Any]) -> int:
+        return self.http.post("/forecasts/", json=body).status_code
+
+
+def _latest(points: list[dict[str, Any]]) -> dict[str, float]:
+    latest: dict[str, tuple[str, float]] = {}
+    for p in points:
+        if p["outcome"] not in latest or p["time"] >= latest[p["outcome"]][0]:
+            latest[p["outcome"]] = (p["time"], float(p["probability"]))
+    return {o: v for o, (_, v) in latest.items()}
+
+
+CHOICE_TYPES = ("binary", "multiple_choice")
+
+
+def market_follower_run(
+    *, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None
+) -> dict[int, int]:
+    api = _Client(base_url, key)
+    statuses: Counter[int] = Counter()
+    for q in api.offered(limit=limit, imported_limit=imported_limit, types=CHOICE_TYPES):
+        scope = api.scope(q)
+        prices = api.http.get(f"/evidence/prices/{q['id']}/", params=scope)
+        latest = _latest(prices.json().get("prices", [])) if prices.status_code == 200 else {}
+        if q["type"] == "binary":
+            yes = latest.get("Yes", latest.get("YES"))
+            if yes is None:
+                continue
+            prediction: dict[str, Any] = {"probability": round(min(1.0, max(0.0, yes)), 4)}
+            rationale = f"The market price as of the forecast date was {yes:.3f}."
+        else:
+            if not all(o in latest for o in q["options"]):
+                continue
+            total = sum(latest[o] for o in q["options"]) or 1.0
+            probs = {o: round(latest[o] / total, 6) for o in q["options"]}
+            probs[q["options"][0]] = round(1.0 - sum(v for o, v in probs.items() if o != q["options"][0]), 6)
+            prediction = {"probabilities": probs}
+            rationale = "The market's prices as of the forecast date, normalised."
+        statuses[
+            api.submit(
+                {
+                    "question": q["id"],
+                    "session": scope.get("session"),
+                    "prediction": prediction,
+                    "rationale": rationale,
+                    "idempotency_key": f"market-{q['id']}-{scope.get('session') or 'live'}",
+                }
+            )
+        ] += 1
+    return dict(statuses)
+
+
+def always_half_run(*, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None) -> dict[int, int]:
+    api = _Client(base_url, key)
+    statuses: Counter[int] = Counter()
+    for q in api.offered(limit=limit, imported_limit=imported_limit, types=CHOICE_TYPES):
+        scope = api.scope(q)
+        if q["type"] == "binary":
+            prediction: dict[str, Any] = {"probability": 0.5}
+        else:
+            n = len(q["options"])
+            probs = {o: round(1.0 / n, 6) for o in q["options"]}
+            probs[q["options"][0]] = round(1.0 - sum(v for o, v in probs.items() if o != q["options"][0]), 6)
+            prediction = {"probabilities": probs}
+        statuses[
+            api.submit(
+                {
+                    "question": q["id"],
+                    "session": scope.get("session"),
+                    "prediction": prediction,
+                    "rationale": "Always one half: the no-information baseline.",
+                    "idempotency_key": f"half-{q['id']}-{scope.get('session') or 'live'}",
+                }
+            )
+        ] += 1
+    return dict(statuses)
+
+
+def reference_offline_run(
+    *, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None
+) -> dict[int, int]:
+    module = reference_agent_module()
+    questions = _Client(base_url, key).offered(limit=limit, imported_limit=imported_limit)
+    result: dict[int, int] = module.run(base_url, key, mode="offline", name="reference", questions=questions)
+    return result
+
+
+RUNNERS: dict[str, Callable[..., dict[int, int]]] = {
+    "market-follower": market_follower_run,
+    "always-half": always_half_run,
+    "reference-offline": reference_offline_run,
+}
+
+
+def baselines_run(
+    *,
+    base_url: str,
+    only: list[str] | None = None,
+    limit: int = 0,
+    imported_limit: int | None = None,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, dict[int, int]]:
+    """Run the baseline agents against the site at ``base_url`` over HTTP; per agent, the
+    forecast submissions by HTTP status."""
+    keys = baselines_ensure()
+    results: dict[str, dict[int, int]] = {}
+    for name, runner in RUNNERS.items():
+        if only and name not in only:
+            continue
+        results[name] = runner(base_url=base_url, key=keys[name], limit=limit, imported_limit=imported_limit)
+        if log is not None:
+            log(f"  {name}: {results[name]}")
+    return results

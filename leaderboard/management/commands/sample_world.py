@@ -1,0 +1,212 @@
+"""manage.py sample_world: generate the fictional sample world and publish it through the real
+ingestion path, then measure the hindsight builders against its hidden ground truth."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Count
+
+from grading.builders import llm, offline
+from grading.builders.common import BuildContext, BuildError, thresholds_from_settings
+from grading.scoring.reasoning import Event, score_reasoning
+from ingestion.models import Article, Market, Question, StructuredEvent
+from ingestion.sampleworld.generator import SIZES, Storyline, World
+from ingestion.sampleworld.publish import (
+    PublishReport,
+    SampleWorldRun,
+    WorldParams,
+    sample_world_delete,
+    sample_world_params,
+    storyline_question,
+)
+from leaderboard.selectors.grades import matcher_settings
+
+
+def hidden_reference(story: Storyline) -> list[Event]:
+    """The storyline's hidden events in the matcher's terms (impact = not Neutral)."""
+    return [
+        Event(
+            id=e.key,
+            title=e.title,
+            description=e.description,
+            date=e.day,
+            magnitude=e.magnitude,
+            confidence=e.confidence,
+            has_impact=e.direction != "Neutral",
+        )
+        for e in story.events
+        if not e.is_outcome
+    ]
+
+
+def measure_builders(world: World, *, builders: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Key-event recall of each hindsight builder against the hidden graphs, on every resolved
+    question of the world. Builds in memory only: no graph is stored and nothing is regraded."""
+    if builders is None:
+        builders = ["offline", *(["llm"] if llm.is_configured() else [])]
+    matcher = matcher_settings()
+    thresholds = thresholds_from_settings()
+    results: dict[str, dict[str, Any]] = {}
+    for builder in builders:
+        recalls: list[float] = []
+        by_type: dict[str, list[float]] = {}
+        built = failed = 0
+        for story in world.storylines:
+            question = storyline_question(world=world, story=story)
+            resolution = question.current_resolution if question is not None else None
+            if question is None or resolution is None or question.status != Question.Status.RESOLVED:
+                continue
+            ctx = BuildContext.for_question(question, resolution)
+            try:
+                if builder == "llm":
+                    result = llm.build(
+                        ctx,
+                        thresholds=thresholds,
+                        budget=settings.HINDSIGHT_GRAPH_BUDGET,
+                        max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
+                    )
+                else:
+                    result = offline.build(
+                        ctx,
+                        thresholds=thresholds,
+                        max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
+                        max_events=settings.HINDSIGHT_GRAPH_MAX_EVENTS,
+                        budget=settings.HINDSIGHT_GRAPH_BUDGET,
+                    )
+            except BuildError:
+                failed += 1
+                recalls.append(0.0)
+                by_type.setdefault(question.type, []).append(0.0)
+                continue
+            built += result.quality.passed
+            found = [
+                Event(id=e.key, title=e.title, description=e.description, date=e.occurred_on)
+                for e in result.draft.events
+                if not e.is_outcome
+            ]
+            score = score_reasoning(hidden_reference(story), found, matcher)
+            ker = score.ker or 0.0
+            recalls.append(ker)
+            by_type.setdefault(question.type, []).append(ker)
+        results[builder] = {
+            "questions": len(recalls),
+            "key_event_recall": round(statistics.fmean(recalls), 3) if recalls else None,
+            "by_type": {t: round(statistics.fmean(v), 3) for t, v in sorted(by_type.items())},
+            "graphs_passing_quality": built,
+            "build_failures": failed,
+        }
+    return results
+
+
+def world_summary(world: World) -> list[str]:
+    """What the database holds of the world, one line each."""
+    story_keys = {s.key for s in world.storylines}
+    questions = Question.objects.filter(external_id__startswith=f"sample:{world.seed}:") | Question.objects.filter(
+        market__source__options__has_key="sample_world"
+    )
+    by_status = Counter(questions.values_list("track", "type", "status"))
+    lines = [
+        f"storylines: {len(story_keys)} (hidden causal graphs with {sum(len(s.events) for s in world.storylines)} events)",
+        f"articles in the archive: {Article.objects.filter(source__options__has_key='sample_world').count()} "
+        f"(the world wrote {len(world.articles)} feed entries, duplicates and undated ones included)",
+        f"markets: {Market.objects.filter(source__options__has_key='sample_world').count()}, "
+        f"structured events: {StructuredEvent.objects.count()}",
+        "questions: "
+        + ", ".join(f"{n} {track}/{qtype}/{status}" for (track, qtype, status), n in sorted(by_status.items())),
+    ]
+    counts = questions.aggregate(n=Count("id"))
+    lines.append(f"questions in total: {counts['n']}")
+    return lines
+
+
+class Command(BaseCommand):
+    help = (
+        "Generate Hindsight's fictional sample world and publish it through the real ingestion path "
+        "(feeds and market APIs on a local server, add_source + polls, import_events, question "
+        "services); then print the hindsight builders' key-event recall against the hidden graphs. "
+        "Safe to run twice: a published world is resumed, not duplicated (--reset starts again)."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--size", choices=sorted(SIZES), default="small")
+        parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--reset", action="store_true", help="delete the published sample world first")
+        parser.add_argument(
+            "--until",
+            choices=("present", "end"),
+            default="end",
+            help="present: stop with live questions open; end: advance the clock so they resolve (default)",
+        )
+        parser.add_argument("--no-measure", action="store_true", help="skip the builder measurement")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["reset"]:
+            deleted = sample_world_delete()
+            self.stdout.write(f"Deleted the published sample world: {deleted}")
+        params = sample_world_params()
+        if params is None:
+            params = WorldParams(size=options["size"], seed=options["seed"], end=datetime.now(UTC))
+            self.stdout.write(f"Generating a {params.size} sample world with seed {params.seed} (fictional).")
+        else:
+            self.stdout.write(
+                f"Resuming the {params.size} sample world with seed {params.seed} already published here "
+                "(--reset to start again)."
+            )
+        run = SampleWorldRun.start(params=params, log=self.stdout.write)
+        try:
+            report = sample_world_run(run, until=options["until"], log=self.stdout.write)
+        except ValidationError as exc:
+            raise CommandError(f"publishing the sample world failed: {' '.join(exc.messages)}") from exc
+        finally:
+            run.disable_sources()
+            run.stop()
+        for line in world_summary(run.world):
+            self.stdout.write(f"  {line}")
+        if report.errors:
+            raise CommandError(f"{len(report.errors)} poll(s) failed: {report.errors[0]}")
+        if not options["no_measure"]:
+            print_measurement(self.stdout.write, measure_builders(run.world))
+
+
+def sample_world_run(run: SampleWorldRun, *, until: str, log: Any) -> PublishReport:
+    """Publish ``run``'s world up to its present (live questions open) or to its end (resolved)."""
+    report = PublishReport()
+    run.ensure_sources()
+    world = run.world
+    log(f"World server on {run.server.base_url}; fictional clock {run.clock.now():%Y-%m-%d}.")
+    run.advance(to=world.present, report=report)
+    run.load_questions(now=world.present, report=report)
+    log(
+        f"Clock at {world.present:%Y-%m-%d %H:%M}: {report.polls} polls, {report.added} rows added, "
+        f"{report.skipped} skipped; {report.questions_created} questions created."
+    )
+    if until == "end":
+        advance_to_end(run, report=report, log=log)
+    return report
+
+
+def advance_to_end(run: SampleWorldRun, *, report: PublishReport, log: Any) -> None:
+    run.advance(to=run.world.end, report=report)
+    run.resolve_live(now=run.world.end, report=report)
+    log(
+        f"Clock advanced to {run.world.end:%Y-%m-%d %H:%M}: markets settled through the pollers, "
+        f"{report.questions_resolved} other live questions resolved."
+    )
+
+
+def print_measurement(write: Any, results: dict[str, dict[str, Any]]) -> None:
+    write("Hindsight builders against the hidden ground truth (key-event recall, top-5 hidden events):")
+    for builder, figures in results.items():
+        write(
+            f"  {builder}: KER {figures['key_event_recall']} over {figures['questions']} resolved questions; "
+            f"{figures['graphs_passing_quality']} graphs pass the quality thresholds; by type {figures['by_type']}"
+        )
+    if "llm" not in results:
+        write("  llm: not measured (set HINDSIGHT_LLM_MODEL and HINDSIGHT_LLM_BASE_URL to measure it)")

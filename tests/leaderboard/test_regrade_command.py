@@ -1,0 +1,51 @@
+"""python manage.py regrade [ID]: one question by id or external id, or all; safe to run twice."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from leaderboard.models import Grade
+from tests.factories import AgentFactory
+from tests.leaderboard.grading_support import add_forecast, make_question, resolve
+
+pytestmark = pytest.mark.django_db
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command("regrade", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_regrade_one_all_and_twice() -> None:
+    first = make_question("binary", external_id="ext-1")
+    second = make_question("binary")
+    for q in (first, second):
+        add_forecast(AgentFactory(), q, {"probability": 0.3})
+        add_forecast(AgentFactory(), q, {"probability": 0.6})
+        resolve(q, True)
+    unresolved = make_question("binary")
+    add_forecast(AgentFactory(), unresolved, {"probability": 0.6})
+
+    out = run("ext-1")
+    assert f"question {first.pk}: graded; 2 graded" in out
+    assert "Regraded 1 question(s): 2 grades written (0 void), 0 unchanged, 0 withdrawn." in out
+
+    out = run()
+    assert "Regraded 2 question(s): 2 grades written (0 void), 2 unchanged, 0 withdrawn." in out
+    assert Grade.objects.count() == 4
+
+    out = run()
+    assert "Regraded 2 question(s): 0 grades written (0 void), 4 unchanged, 0 withdrawn." in out
+
+    out = run(str(second.pk), "--force")
+    assert "2 grades written" in out
+    assert Grade.objects.filter(forecast__question=second, version=2, is_current=True).count() == 2
+
+
+def test_unknown_question_is_an_error() -> None:
+    with pytest.raises(CommandError, match="No question with id or external id 'nope'"):
+        run("nope")
