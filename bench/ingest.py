@@ -229,9 +229,22 @@ def generate_polymarket_listing(markets: int, *, start: datetime) -> bytes:
 
 
 def bench_markets(args: argparse.Namespace, server: LoopbackServer) -> dict[str, Any]:
-    """A Polymarket listing of ``--markets`` markets polled through ``source_poll`` (fetch,
-    validate, upsert markets, snapshot prices, select ~5% as draft questions), beside
-    ``json.loads`` of the same bytes alone and beside json + validation into records."""
+    """A Polymarket Gamma listing of ``--markets`` markets polled through ``source_poll``: HTTP
+    fetch, JSON decode, validation into records, de-duplication by content hash, bulk upsert of
+    markets and snapshot prices, and ~6% of the markets selected as draft questions.
+
+    Baseline, timed on the same bytes in the same run: the parse alone, ``json.loads`` plus
+    validation into typed records (``polymarket.parse_market``). That is what ``feedparser.parse``
+    is for a feed: bytes into normalised entries, nothing stored. Figures:
+
+    * ``ratio_ingest_to_parse`` = markets ingested per second on a first poll (every market new)
+      / markets parsed per second by the baseline (goal >= 0.5);
+    * ``ratio_duplicate_to_parse``: the same for a second poll of the same listing (every market
+      already stored and unchanged);
+    * the same two ratios against ``json.loads`` alone, a stricter floor with no validation.
+
+    With --repeat N each figure is the best of N rounds, baseline and polls interleaved.
+    """
     from django.conf import settings
 
     from ingestion.markets.polymarket import parse_market
@@ -243,63 +256,80 @@ def bench_markets(args: argparse.Namespace, server: LoopbackServer) -> dict[str,
     # The loopback server ignores query strings, so the listing is one offset page.
     url = server.serve("/bench/gamma/markets", body, "application/json")
     settings.HINDSIGHT_FETCH_MAX_BYTES = len(body) + 1
+    best: dict[str, float] = {}
 
-    started = time.perf_counter()
-    decoded = json.loads(body)
-    json_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    records = [parse_market(item, now=now) for item in json.loads(body)]
-    validate_seconds = time.perf_counter() - started
-    assert len(decoded) == len(records) == args.markets
+    def keep_best(name: str, started: float) -> None:
+        elapsed = time.perf_counter() - started
+        best[name] = min(best.get(name, elapsed), elapsed)
 
-    source = Source.objects.create(
-        name="bench gamma",
-        kind=Source.Kind.POLYMARKET,
-        url=url.removesuffix("/markets"),
-        poll_interval=timedelta(minutes=15),
-        options={
-            "paging": "offset",
-            "page_size": args.markets + 1,
-            "price_history": False,
-            "min_liquidity": 9500,
-            "horizon_days": 365,
-        },
-    )
-    started = time.perf_counter()
-    first = source_poll(source_id=source.pk, now=now)
-    ingest_seconds = time.perf_counter() - started
-    if first.error or Market.objects.count() != args.markets:
-        raise SystemExit(f"market ingest failed: {first.summary()}")
-    questions = Question.objects.count()
-    prices = PricePoint.objects.count()
+    for _ in range(max(1, args.repeat)):
+        started = time.perf_counter()
+        decoded = json.loads(body)
+        keep_best("json", started)
+        started = time.perf_counter()
+        records = [parse_market(item, now=now) for item in json.loads(body)]
+        keep_best("parse", started)
+        assert len(decoded) == len(records) == args.markets
+        del decoded, records
 
-    started = time.perf_counter()
-    again = source_poll(source_id=source.pk, now=now + timedelta(minutes=15))
-    duplicate_seconds = time.perf_counter() - started
-    if again.error or again.added != 0:
-        raise SystemExit(f"duplicate market poll misbehaved: {again.summary()}")
+        Question.objects.filter(origin=Question.Origin.MARKET).delete()
+        Market.objects.all().delete()
+        Source.objects.filter(name="bench gamma").delete()
+        source = Source.objects.create(
+            name="bench gamma",
+            kind=Source.Kind.POLYMARKET,
+            url=url.removesuffix("/markets"),
+            poll_interval=timedelta(minutes=15),
+            options={
+                "paging": "offset",
+                "page_size": args.markets + 1,
+                "price_history": False,
+                "min_liquidity": 9500,
+                "horizon_days": 365,
+            },
+        )
+        started = time.perf_counter()
+        first = source_poll(source_id=source.pk, now=now)
+        keep_best("ingest", started)
+        if first.error or Market.objects.count() != args.markets:
+            raise SystemExit(f"market ingest failed: {first.summary()}")
+        questions = Question.objects.count()
+        prices = PricePoint.objects.count()
+        if first.added != args.markets + prices + questions:
+            raise SystemExit(f"market ingest miscounted: {first.summary()}")
 
-    json_rate = args.markets / json_seconds
-    validate_rate = args.markets / validate_seconds
-    ingest_rate = args.markets / ingest_seconds
-    duplicate_rate = args.markets / duplicate_seconds
+        started = time.perf_counter()
+        again = source_poll(source_id=source.pk, now=now + timedelta(minutes=15))
+        keep_best("duplicate", started)
+        if again.error or again.added != 0 or again.skip_reasons != {"unchanged market": args.markets}:
+            raise SystemExit(f"duplicate market poll misbehaved: {again.summary()}")
+        if (Question.objects.count(), PricePoint.objects.count()) != (questions, prices):
+            raise SystemExit("duplicate market poll added rows")
+
+    json_rate = args.markets / best["json"]
+    parse_rate = args.markets / best["parse"]
+    ingest_rate = args.markets / best["ingest"]
+    duplicate_rate = args.markets / best["duplicate"]
     return {
         "markets": args.markets,
         "listing_bytes": len(body),
+        "rounds": max(1, args.repeat),
         "questions_created": questions,
         "price_points": prices,
-        "json_parse_seconds": round(json_seconds, 3),
-        "json_parse_markets_per_s": round(json_rate, 1),
-        "parse_validate_seconds": round(validate_seconds, 3),
-        "parse_validate_markets_per_s": round(validate_rate, 1),
-        "ingest_seconds": round(ingest_seconds, 3),
+        "baseline": "json.loads + validation into records (polymarket.parse_market), same bytes, same run",
+        "parse_seconds": round(best["parse"], 3),
+        "parse_markets_per_s": round(parse_rate, 1),
+        "json_loads_seconds": round(best["json"], 3),
+        "json_loads_markets_per_s": round(json_rate, 1),
+        "ingest_seconds": round(best["ingest"], 3),
         "ingest_markets_per_s": round(ingest_rate, 1),
-        "duplicate_seconds": round(duplicate_seconds, 3),
+        "duplicate_seconds": round(best["duplicate"], 3),
         "duplicate_markets_per_s": round(duplicate_rate, 1),
-        "ratio_ingest_to_json_parse": round(ingest_rate / json_rate, 3),
-        "ratio_duplicate_to_json_parse": round(duplicate_rate / json_rate, 3),
-        "ratio_ingest_to_parse_validate": round(ingest_rate / validate_rate, 3),
-        "ratio_duplicate_to_parse_validate": round(duplicate_rate / validate_rate, 3),
+        "ratio_ingest_to_parse": round(ingest_rate / parse_rate, 3),
+        "ratio_duplicate_to_parse": round(duplicate_rate / parse_rate, 3),
+        "ratio_ingest_to_json_loads": round(ingest_rate / json_rate, 3),
+        "ratio_duplicate_to_json_loads": round(duplicate_rate / json_rate, 3),
+        "meets_goal": ingest_rate / parse_rate >= GOAL and duplicate_rate / parse_rate >= GOAL,
     }
 
 

@@ -7,6 +7,7 @@ from django.urls import URLPattern, URLResolver, path
 from grading import apis as grading_apis
 from leaderboard.apis import evidence
 from leaderboard.apis import forecasts as forecast_apis
+from leaderboard.apis import public as public_apis
 from leaderboard.apis import questions as question_apis
 from leaderboard.apis import replays as replay_apis
 
@@ -34,4 +35,9 @@ urlpatterns += [
         grading_apis.QuestionHindsightApi.as_view(),
         name="api-question-hindsight",
     ),
+]
+
+urlpatterns += [
+    path("leaderboard/", public_apis.LeaderboardApi.as_view(), name="api-leaderboard"),
+    path("agents/<slug:slug>/", public_apis.AgentApi.as_view(), name="api-agent"),
 ]

@@ -9,4 +9,4 @@ class LeaderboardConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import receivers  # noqa: F401  (connects to lower apps' announcements)
+        from . import receivers, schema  # noqa: F401  (announcement receivers; OpenAPI token scheme)

@@ -106,11 +106,10 @@ class _Client:
         self, *, limit: int, imported_limit: int | None = None, types: tuple[str, ...] = ()
     ) -> list[dict[str, Any]]:
         """Open live questions and offered replay questions; at most ``imported_limit`` imported
-        ones (a large imported set would otherwise dominate a short demo run)."""
+        ones per track (a large imported set would otherwise dominate a short demo run)."""
         found: list[dict[str, Any]] = []
-        imported = 0
         for filters in ({"track": "live", "status": "open"}, {"track": "replay", "status": "resolved"}):
-            offset = 0
+            offset, imported = 0, 0
             while True:
                 body = self.http.get("/questions/", params={**filters, "limit": 50, "offset": offset}).json()
                 for q in body["results"]:

@@ -218,6 +218,9 @@ class QuestionGradingState(models.Model):
     graded_at = models.DateTimeField(null=True, blank=True)
     runs = models.PositiveIntegerField(default=0, help_text="Completed runs that wrote or changed grades.")
     checks = models.PositiveIntegerField(default=0, help_text="Completed runs, including those with nothing to do.")
+    rerun_requested = models.BooleanField(
+        default=False, help_text="Another delivery arrived while the question was claimed: run again."
+    )
     last_error = models.TextField(blank=True)
 
     def __str__(self) -> str:

@@ -19,23 +19,19 @@ logger = logging.getLogger(__name__)
 
 @shared_task(
     name="leaderboard.tasks.regrade_question",
-    bind=True,
     acks_late=True,
     autoretry_for=(DatabaseError, JudgeUnavailable),
     retry_backoff=30,
     retry_backoff_max=1800,
     max_retries=8,
 )
-def regrade_question(self: Any, question_id: int) -> dict[str, Any]:
+def regrade_question(question_id: int) -> dict[str, Any]:
     """Grade or regrade one question's forecasts; a duplicate delivery finds nothing to do.
 
-    When another worker holds the question the task comes back later rather than dropping the
-    request: the other worker may have read the question before the change that sent this task.
+    When another worker holds the question the task leaves a rerun request for it and ends; the
+    holder runs again after it finishes (see ``grade_question``).
     """
-    report = grade_question(question_id=question_id)
-    if report.status == "busy" and not self.request.is_eager:
-        raise self.retry(countdown=settings.HINDSIGHT_GRADING_BUSY_RETRY_SECONDS, max_retries=20)
-    return report.as_dict()
+    return grade_question(question_id=question_id).as_dict()
 
 
 @shared_task(name="leaderboard.tasks.sweep_pending_grading", acks_late=True)

@@ -10,6 +10,12 @@ app_name = "leaderboard"
 
 urlpatterns = [
     path("", public.home, name="home"),
+    path("leaderboard/", public.leaderboard, name="leaderboard"),
+    path("leaderboard.csv", public.leaderboard_csv, name="leaderboard_csv"),
+    path("agents/<slug:slug>/", public.agent_page, name="agent_public"),
+    path("questions/", public.questions_list, name="questions"),
+    path("questions/<int:question_id>/", public.question_page, name="question"),
+    path("methods/", public.methods, name="methods"),
     path("signup/", accounts.signup, name="signup"),
     path("dashboard/", accounts.dashboard, name="dashboard"),
     path("teams/new/", teams.team_new, name="team_new"),

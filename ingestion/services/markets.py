@@ -255,7 +255,10 @@ def _binary_array_cursor_class() -> type:
     from django.db.backends.postgresql.base import ServerBindingCursor
     from psycopg.types.array import ListBinaryDumper
 
-    class BinaryArrayCursor(ServerBindingCursor):  # type: ignore[misc, valid-type]
+    # Django defines the class only when psycopg 3 is installed, so type checkers cannot see it.
+    base: Any = ServerBindingCursor
+
+    class BinaryArrayCursor(base):  # type: ignore[misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             # Cursor-local: lists dump in binary, with no per-element quoting.
@@ -265,10 +268,12 @@ def _binary_array_cursor_class() -> type:
 
 
 def market_content_hash(values: Mapping[str, Any]) -> str:
-    """A digest of a market's stored values (raw payload included); key order does not count,
-    as it does not in a jsonb column."""
-    blob = json.dumps(values, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.blake2b(blob.encode(), digest_size=20).hexdigest()
+    """A digest of a market's stored values: the raw payload as canonical JSON (key order does
+    not count, as it does not in a jsonb column) and the values parsed from it, so a change in
+    either rewrites the row."""
+    parsed = repr(tuple(values[name] for name in _MARKET_FIELDS if name != "raw"))
+    raw = json.dumps(values["raw"], sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(f"{parsed}\n{raw}".encode(), digest_size=20).hexdigest()
 
 
 @transaction.atomic
@@ -290,8 +295,8 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
         rows = Market.objects.filter(platform=platform, external_id__in=ids).values_list(
             "external_id", "pk", "content_hash", "source_id"
         )
-        for external_id, pk, digest, owner in rows:
-            stored[(platform, external_id)] = (pk, digest, owner)
+        for external_id, pk, digest, owner_id in rows:
+            stored[(platform, external_id)] = (pk, digest, owner_id)
     source_id = source.pk if source is not None else None
     to_write: list[Market] = []
     for key, record in by_key.items():
@@ -383,15 +388,24 @@ def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], result: Mar
             )
     if not points:
         return 0
-    # Counting before and after within the batch's time range tells how many were new (an
+    unique: dict[tuple[int, str, datetime], PricePoint] = {}
+    for point in points:
+        unique.setdefault((point.market_id, point.outcome, point.time), point)
+    points = list(unique.values())
+    # A market created by this call had no prices: its points are all new. For the others,
+    # counting before and after within the batch's time range tells how many were new (an
     # ignore_conflicts insert does not say) without scanning each market's whole history.
-    around = PricePoint.objects.filter(
-        market_id__in={p.market_id for p in points}, time__gte=min(p.time for p in points)
-    )
-    before = around.count()
+    fresh = {market_ids[e] for e in result.created_ids}
+    known = [p for p in points if p.market_id not in fresh]
+    around = None
+    if known:
+        around = PricePoint.objects.filter(
+            market_id__in={p.market_id for p in known}, time__gte=min(p.time for p in known)
+        )
+    before = around.count() if around is not None else 0
     with _binary_bulk_binding():
         PricePoint.objects.bulk_create(points, ignore_conflicts=True, batch_size=2000)
-    return around.count() - before
+    return len(points) - len(known) + (around.count() - before if around is not None else 0)
 
 
 def question_external_id(*, platform: str, external_id: str) -> str:

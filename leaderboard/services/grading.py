@@ -516,6 +516,45 @@ def _grade(question: Question, *, now: datetime, force: bool) -> GradingReport:
     return report
 
 
+def grading_request_rerun(*, question_id: int) -> None:
+    """Ask the worker holding the question to run once more after it finishes (it may have read
+    the question before the change that sent this request)."""
+    QuestionGradingState.objects.filter(question_id=question_id).update(rerun_requested=True)
+
+
+def _take_rerun_request(question_id: int) -> bool:
+    return (
+        QuestionGradingState.objects.filter(question_id=question_id, rerun_requested=True).update(
+            rerun_requested=False
+        )
+        == 1
+    )
+
+
+def _run_claimed(question: Question, *, now: datetime, force: bool) -> GradingReport:
+    """One grading run under the caller's claim, which is always released."""
+    state = QuestionGradingState.objects.filter(question_id=question.pk)
+    try:
+        report = _grade(question, now=now, force=force)
+        changed = report.graded or report.withdrawn or report.counts_updated
+        updates: dict[str, Any] = {
+            "inputs_key": report.inputs_key,
+            "graded_at": now,
+            "last_error": "",
+            "checks": F("checks") + 1,
+        }
+        if changed:
+            updates["runs"] = F("runs") + 1
+        state.update(**updates)
+    except Exception as exc:
+        state.update(last_error=f"{type(exc).__name__}: {exc}"[:2000])
+        raise
+    finally:
+        grading_release(question_id=question.pk, claimed_at=now)
+    logger.info("graded question %s: %s", question.pk, report.as_dict())
+    return report
+
+
 def grade_question(*, question_id: int, now: datetime | None = None, force: bool = False) -> GradingReport:
     """Grade (or regrade) every forecast of one question; see the module docstring.
 
@@ -523,35 +562,35 @@ def grade_question(*, question_id: int, now: datetime | None = None, force: bool
     ``regrade --force`` command). Not wrapped in one transaction on purpose: the claim must be
     visible to other workers at once, and each batch commits on its own so a crash loses at most
     one batch (a rerun grades only what is still stale).
+
+    When another worker holds the question, this call leaves a rerun request and returns
+    ``busy``; the holder checks for requests after releasing its claim and runs again, so a
+    change that arrives during a run is never lost (and the sweeper re-drives anything else).
     """
+    fixed_now = now
     now = now or timezone.now()
     question = Question.objects.filter(pk=question_id).first()
     if question is None:
         return GradingReport(question_id=question_id, status="missing")
     if not grading_claim(question_id=question_id, now=now):
-        return GradingReport(question_id=question_id, status="busy")
-    try:
-        report = _grade(question, now=now, force=force)
-    except Exception as exc:
-        QuestionGradingState.objects.filter(question_id=question_id).update(
-            last_error=f"{type(exc).__name__}: {exc}"[:2000]
-        )
-        raise
-    finally:
-        grading_release(question_id=question_id, claimed_at=now)
-    changed = report.graded or report.withdrawn or report.counts_updated
-    updates: dict[str, Any] = {
-        "inputs_key": report.inputs_key,
-        "graded_at": now,
-        "last_error": "",
-        "checks": F("checks") + 1,
-    }
-    state = QuestionGradingState.objects.filter(question_id=question_id)
-    if changed:
-        state.update(runs=F("runs") + 1, **updates)
-    else:
-        state.update(**updates)
-    logger.info("graded question %s: %s", question_id, report.as_dict())
+        grading_request_rerun(question_id=question_id)
+        # The holder may have released (and checked for requests) in between: try once more.
+        if not grading_claim(question_id=question_id, now=now):
+            return GradingReport(question_id=question_id, status="busy")
+        _take_rerun_request(question_id)
+    report = _run_claimed(question, now=now, force=force)
+    # Release first, then look for requests: a request left after this check finds the claim free.
+    while _take_rerun_request(question_id):
+        now = fixed_now or timezone.now()
+        if not grading_claim(question_id=question_id, now=now):
+            grading_request_rerun(question_id=question_id)
+            break
+        again = _run_claimed(question, now=now, force=False)
+        report.graded += again.graded
+        report.withdrawn += again.withdrawn
+        report.counts_updated += again.counts_updated
+        report.inputs_key = again.inputs_key
+        report.status = again.status if again.status != "up_to_date" else report.status
     return report
 
 

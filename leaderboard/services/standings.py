@@ -98,7 +98,9 @@ def resolution_times(question_ids: Iterable[int] | None = None) -> dict[int, tup
     return {qid: (v[1], v[2], v[3]) for qid, v in latest.items()}
 
 
-def load_grade_table(*, queryset: Any = None, resolved: dict[int, tuple[float | None, Any, str]] | None = None) -> GradeTable:
+def load_grade_table(
+    *, queryset: Any = None, resolved: dict[int, tuple[float | None, Any, str]] | None = None
+) -> GradeTable:
     """Eligible grades as a :class:`GradeTable`, in one query read through a plain cursor."""
     qs = (eligible_grades() if queryset is None else queryset).values_list(*_GRADE_COLUMNS)
     sql, params = qs.query.sql_with_params()
@@ -363,7 +365,11 @@ def standings_update_for_questions(*, question_ids: Sequence[int], now: datetime
     if not ids:
         return RebuildResult(views=0, rows=0, grades=0, seconds=0.0)
     attrs = Question.objects.filter(pk__in=ids).values_list("track", "type", "domain", "origin", "horizon_days")
-    views = {v.key(): v for a in attrs for v in views_touching(track=a[0], qtype=a[1], domain=a[2], origin=a[3], horizon_days=a[4])}
+    views = {
+        v.key(): v
+        for a in attrs
+        for v in views_touching(track=a[0], qtype=a[1], domain=a[2], origin=a[3], horizon_days=a[4])
+    }
     agent_ids = sorted(
         set(Grade.objects.filter(forecast__question_id__in=ids).values_list("forecast__agent_id", flat=True))
     )
@@ -389,7 +395,13 @@ def _rerank(view: View, *, min_n: int) -> None:
 
     stored = list(
         Standing.objects.filter(_view_filter(view)).values_list(
-            "id", "agent_id", "baseline", "n", "rank", "rank_metric", "provisional",
+            "id",
+            "agent_id",
+            "baseline",
+            "n",
+            "rank",
+            "rank_metric",
+            "provisional",
             *[f for m in METRICS for f in (m, f"{m}_n")],
         )
     )

@@ -1,13 +1,396 @@
-"""Public pages: home, leaderboard, agent and question pages, methods."""
+"""Public pages: home, leaderboard (+ CSV), agent and question pages, questions list, methods."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+import csv
+import math
+from collections import defaultdict
+from dataclasses import fields
+from typing import Any
 
-from ingestion.models import Question
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils.safestring import mark_safe
+
+from grading.scoring import GRADER_VERSION
+from grading.scoring import outcome as outcome_rules
+from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
+from grading.scoring.reasoning import MATCHER_VERSION, MatcherSettings
+from grading.scoring.relation import KL_EPSILON
+from ingestion.models import PricePoint, Question
+from leaderboard import charts
+from leaderboard import standings as maths
+from leaderboard.models import Agent, Forecast, Grade
+from leaderboard.selectors.grades import matcher_settings
+from leaderboard.selectors.questions import question_resolutions_visible
+from leaderboard.selectors.standings import (
+    METRIC_LABELS,
+    agent_standings,
+    filter_choices,
+    leaderboard_all,
+    leaderboard_page,
+    parse_view,
+    top_agents,
+)
+
+REVEALED = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
+    Q(forecast__question__track=Question.Track.LIVE) | Q(forecast__question__outcome_published_at__isnull=False)
+)
+
+
+def _page_number(request: HttpRequest) -> int:
+    try:
+        return max(1, int(request.GET.get("page", "1")))
+    except ValueError:
+        return 1
 
 
 def home(request: HttpRequest) -> HttpResponse:
     open_questions = Question.objects.filter(status=Question.Status.OPEN).order_by("close_at")[:10]
-    return render(request, "leaderboard/home.html", {"open_questions": open_questions})
+    recent = (
+        Question.objects.filter(status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED])
+        .filter(Q(track=Question.Track.LIVE) | Q(outcome_published_at__isnull=False))
+        .order_by("-updated_at")[:10]
+    )
+    tops = [(label, track, top_agents(track=track)) for track, label in filter_choices()["track"]]
+    return render(
+        request,
+        "leaderboard/home.html",
+        {"open_questions": open_questions, "recent_resolutions": recent, "tops": tops},
+    )
+
+
+def _bad_view(request: HttpRequest, exc: ValidationError) -> HttpResponse:
+    return render(
+        request, "leaderboard/leaderboard.html", {"errors": exc.message_dict, "choices": filter_choices()}, status=400
+    )
+
+
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    if request.GET.get("format") == "csv":
+        return leaderboard_csv(request)
+    if request.GET.get("format") == "json":
+        return leaderboard_json(request)
+    try:
+        view = parse_view(request.GET)
+    except ValidationError as exc:
+        return _bad_view(request, exc)
+    page = leaderboard_page(view=view, sort=request.GET.get("sort", "rank"), page=_page_number(request))
+    scale = max([e.brier_hi for e in page.entries + page.baselines if e.brier_hi is not None] or [1.0])
+    rows = [
+        (e, mark_safe(charts.interval_bar(e.brier_lo, e.values.get("brier"), e.brier_hi, scale_max=scale)))
+        for e in page.entries
+    ]
+    base_rows = [
+        (e, mark_safe(charts.interval_bar(e.brier_lo, e.values.get("brier"), e.brier_hi, scale_max=scale)))
+        for e in page.baselines
+    ]
+    params = page.params
+    toggled = dict(params)
+    if view.contamination_filter:
+        toggled["contamination"] = "off"
+    else:
+        toggled.pop("contamination", None)
+    return render(
+        request,
+        "leaderboard/leaderboard.html",
+        {
+            "page": page,
+            "rows": rows,
+            "base_rows": base_rows,
+            "columns": [(m, METRIC_LABELS[m]) for m in page.columns],
+            "choices": filter_choices(),
+            "params": params,
+            "toggle_query": "&".join(f"{k}={v}" for k, v in toggled.items()),
+            "base_query": "&".join(f"{k}={v}" for k, v in params.items()),
+            "min_n": settings.HINDSIGHT_MIN_RANKED_N,
+        },
+    )
+
+
+def _export_rows(request: HttpRequest) -> tuple[Any, list[dict[str, Any]]] | HttpResponse:
+    try:
+        view = parse_view(request.GET)
+    except ValidationError as exc:
+        return JsonResponse(
+            {"code": "invalid", "message": "; ".join(f"{k}: {v[0]}" for k, v in exc.message_dict.items())}, status=400
+        )
+    page = leaderboard_all(view=view, sort=request.GET.get("sort", "rank"))
+    return page, [e.as_dict() for e in page.entries + page.baselines]
+
+
+def leaderboard_csv(request: HttpRequest) -> HttpResponse:
+    result = _export_rows(request)
+    if isinstance(result, HttpResponse):
+        return result
+    _, rows = result
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="leaderboard.csv"'
+    header = [
+        "rank",
+        "provisional",
+        "baseline",
+        "name",
+        "agent",
+        "team",
+        "model",
+        "cutoff",
+        "n",
+        "brier_lo",
+        "brier_hi",
+        "brier_index",
+    ]
+    header += [c for m in maths.METRICS for c in (m, f"{m}_n")]
+    writer = csv.DictWriter(response, fieldnames=header)
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in header})
+    return response
+
+
+def leaderboard_json(request: HttpRequest) -> HttpResponse:
+    result = _export_rows(request)
+    if isinstance(result, HttpResponse):
+        return result
+    page, rows = result
+    return JsonResponse({"view": page.params, "rank_metric": page.rank_metric, "count": len(rows), "results": rows})
+
+
+# ------------------------------------------------------------------------------------ agent page
+
+
+def _binary_pairs(grades: list[Grade]) -> list[tuple[float, int]]:
+    """(P(yes), outcome) of graded binary forecasts; the outcome follows from the grade's correctness."""
+    pairs: list[tuple[float, int]] = []
+    for g in grades:
+        q = g.forecast.question
+        if q.type != Question.Type.BINARY or g.correct is None:
+            continue
+        try:
+            p = float(g.forecast.prediction.get("probability"))
+        except (AttributeError, TypeError, ValueError):
+            continue
+        predicted_yes = p >= 0.5
+        pairs.append((p, int(predicted_yes == bool(g.correct))))
+    return pairs
+
+
+def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
+    agent = get_object_or_404(Agent.objects.select_related("team"), slug=slug)
+    grades = list(
+        Grade.objects.filter(forecast__agent=agent, is_current=True, counts=True)
+        .filter(REVEALED)
+        .select_related("forecast", "forecast__question")
+        .order_by("-forecast__received_at")
+    )
+    scored = [g for g in grades if not g.void]
+    pairs = _binary_pairs(scored)
+    bins = charts.calibration_bins(pairs)
+    reliability = charts.reliability_svg(
+        bins, title=f"Reliability diagram of {agent.name}: forecast probability against observed frequency"
+    )
+    # Scores per axis over time: monthly means of the question's resolution month (forecast month as fallback).
+    monthly: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for g in scored:
+        month = g.forecast.received_at.strftime("%Y-%m")
+        for axis, value in (
+            ("brier", g.brier),
+            ("source_precision", g.source_precision),
+            ("key_event_recall", g.key_event_recall),
+        ):
+            if value is not None:
+                monthly[month][axis].append(value)
+    history = [
+        (month, {axis: (sum(v) / len(v), len(v)) for axis, v in axes.items()})
+        for month, axes in sorted(monthly.items())
+    ]
+    paginator = Paginator(grades, 50)
+    page = paginator.get_page(request.GET.get("page"))
+    return render(
+        request,
+        "leaderboard/agent_public.html",
+        {
+            "agent": agent,
+            "standings": agent_standings(agent=agent),
+            "bins": bins,
+            "reliability_svg": mark_safe(reliability),
+            "sharpness": charts.sharpness(pairs),
+            "n_pairs": len(pairs),
+            "history": history,
+            "grades_page": page,
+        },
+    )
+
+
+# ------------------------------------------------------------------------------------ questions
+
+
+def questions_list(request: HttpRequest) -> HttpResponse:
+    qs = Question.objects.exclude(status=Question.Status.DRAFT)
+    filters = {}
+    for param, lookup, allowed in (
+        ("status", "status", Question.Status.values),
+        ("track", "track", Question.Track.values),
+        ("type", "type", Question.Type.values),
+        ("origin", "origin", Question.Origin.values),
+    ):
+        value = request.GET.get(param, "")
+        if value in allowed:
+            qs = qs.filter(**{lookup: value})
+            filters[param] = value
+    domain = request.GET.get("domain", "").strip()
+    if domain:
+        qs = qs.filter(domain=domain)
+        filters["domain"] = domain
+    search = request.GET.get("q", "").strip()
+    if search:
+        qs = qs.filter(title__icontains=search)
+        filters["q"] = search
+    page = Paginator(qs.order_by("-close_at", "-id"), 50).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "leaderboard/questions.html",
+        {
+            "page": page,
+            "filters": filters,
+            "query": "&".join(f"{k}={v}" for k, v in filters.items()),
+            "choices": filter_choices(),
+            "statuses": [c for c in Question.Status.choices if c[0] != Question.Status.DRAFT],
+        },
+    )
+
+
+def _prediction_summary(question: Question, prediction: Any) -> str:
+    if not isinstance(prediction, dict):
+        return str(prediction)
+    if question.type == Question.Type.BINARY:
+        return f"P(yes) = {prediction.get('probability')}"
+    if question.type == Question.Type.MULTIPLE_CHOICE:
+        probs = prediction.get("probabilities") or {}
+        return ", ".join(f"{k}: {v}" for k, v in probs.items()) if isinstance(probs, dict) else str(probs)
+    return ", ".join(f"{k}: {v}" for k, v in prediction.items())
+
+
+def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
+    question = get_object_or_404(Question.objects.exclude(status=Question.Status.DRAFT), pk=question_id)
+    revealed = question.is_revealed or bool(getattr(request.user, "is_staff", False))
+    resolutions = question_resolutions_visible(question=question, user=request.user)
+    price_svg = ""
+    prices: list[tuple[Any, float]] = []
+    # A replay question's later prices would give its outcome away: shown only once revealed.
+    if question.market_id and (question.track == Question.Track.LIVE or revealed):
+        points = list(
+            PricePoint.objects.filter(market_id=question.market_id)
+            .order_by("time")
+            .values_list("outcome", "time", "probability")
+        )
+        if points:
+            main_outcome = "Yes" if any(p[0] == "Yes" for p in points) else points[0][0]
+            prices = [(t, p) for o, t, p in points if o == main_outcome]
+            price_svg = charts.line_svg(
+                prices, title=f"Market price of '{main_outcome}' over time for: {question.title}"
+            )
+    closed = question.status != Question.Status.OPEN
+    forecasts: list[dict[str, Any]] = []
+    histogram_svg = ""
+    histogram: list[tuple[str, int]] = []
+    if closed:
+        counting = (
+            Forecast.objects.filter(question=question, grades__is_current=True, grades__counts=True)
+            .select_related("agent", "agent__team")
+            .prefetch_related("grades")
+            .order_by("agent__name")
+        )
+        latest = {}
+        for f in (
+            Forecast.objects.filter(question=question)
+            .select_related("agent", "agent__team")
+            .order_by("received_at", "id")
+        ):
+            latest[f.agent_id] = f  # the latest forecast of each agent (grades say which one counted)
+        counted = {f.agent_id: f for f in counting}
+        for agent_id, f in sorted(latest.items(), key=lambda kv: kv[1].agent.name):
+            chosen = counted.get(agent_id, f)
+            grade = next((g for g in chosen.grades.all() if g.is_current), None) if agent_id in counted else None
+            forecasts.append(
+                {
+                    "agent": chosen.agent,
+                    "prediction": _prediction_summary(question, chosen.prediction),
+                    "received_at": chosen.received_at,
+                    "grade": grade if revealed else None,
+                }
+            )
+        if question.type == Question.Type.BINARY:
+            counts = [0] * 10
+            for f in forecasts:
+                try:
+                    p = float(f["prediction"].split("=")[1])
+                except (IndexError, ValueError):
+                    continue
+                counts[min(9, int(p * 10))] += 1
+            labels = [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]
+            histogram = list(zip(labels, counts, strict=True))
+            histogram_svg = charts.histogram_svg(
+                counts, title=f"Distribution of {len(forecasts)} agents' probabilities of yes", labels=labels
+            )
+    hindsight_url = reverse("grading:hindsight", args=[question.pk]) if question.is_revealed else ""
+    return render(
+        request,
+        "leaderboard/question.html",
+        {
+            "question": question,
+            "revealed": revealed,
+            "resolutions": resolutions,
+            "price_svg": mark_safe(price_svg),
+            "prices": prices[-20:],
+            "closed": closed,
+            "forecasts": forecasts,
+            "histogram_svg": mark_safe(histogram_svg),
+            "histogram": histogram,
+            "hindsight_url": hindsight_url,
+        },
+    )
+
+
+# ------------------------------------------------------------------------------------ methods
+
+
+def methods(request: HttpRequest) -> HttpResponse:
+    configured = matcher_settings()
+    matcher_rows = [
+        (f.name, getattr(configured, f.name), getattr(MatcherSettings(), f.name)) for f in fields(MatcherSettings)
+    ]
+    context = {
+        "grader_version": GRADER_VERSION,
+        "matcher_version": MATCHER_VERSION,
+        # as text: the template engine would localise a float and hide the exponent
+        "log_clip": repr(outcome_rules.LOG_CLIP),
+        "log_clip_hi": repr(1 - outcome_rules.LOG_CLIP),
+        "worst_log": math.log(outcome_rules.LOG_CLIP),
+        "sum_tolerance": outcome_rules.PROBABILITY_SUM_TOLERANCE,
+        "point_tolerance_pct": outcome_rules.POINT_RELATIVE_TOLERANCE * 100,
+        "kl_epsilon": repr(KL_EPSILON),
+        "lexical_threshold": settings.HINDSIGHT_LEXICAL_JUDGE_THRESHOLD,
+        "lexical_default": DEFAULT_LEXICAL_THRESHOLD,
+        "matcher_rows": matcher_rows,
+        "resamples": maths.BOOTSTRAP_RESAMPLES,
+        "seed": maths.BOOTSTRAP_SEED,
+        "confidence_pct": int(maths.CONFIDENCE * 100),
+        "min_n": settings.HINDSIGHT_MIN_RANKED_N,
+        "rank_metrics": [METRIC_LABELS[m] for m in maths.RANK_METRICS],
+        "horizons": [(b, maths.HORIZON_LABELS[b]) for b, _ in maths.HORIZON_BUCKETS],
+        "baselines": [(b, maths.BASELINE_LABELS[b]) for b in maths.BASELINES],
+        "graph_thresholds": {
+            "depth": settings.HINDSIGHT_GRAPH_MIN_DEPTH,
+            "events": settings.HINDSIGHT_GRAPH_MIN_EVENTS,
+            "sources": settings.HINDSIGHT_GRAPH_MIN_SOURCES,
+            "confidence": settings.HINDSIGHT_GRAPH_MIN_LINK_CONFIDENCE,
+            "strength": settings.HINDSIGHT_GRAPH_MIN_LINK_STRENGTH,
+        },
+    }
+    return render(request, "leaderboard/methods.html", context)

@@ -52,7 +52,7 @@ def test_grades_in_the_forecast_list(agent: Agent, agent_http: httpx.Client, set
 
     b = items[fb.pk]
     assert b["grade_status"] == "graded"
-    assert GRADE_KEYS <= set(b["grade"])
+    assert set(b["grade"]) >= GRADE_KEYS
     assert b["grade"]["correct"] is True and b["grade"]["brier"] == pytest.approx(0.04)
     assert b["grade"]["first_level_f1"] is None and b["grade"]["open_f1"] is None
     assert b["grade"]["key_event_recall"] is None  # no hindsight reference yet

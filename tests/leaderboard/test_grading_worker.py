@@ -59,7 +59,6 @@ def _settled(question: Question, checks: int, version: int) -> bool:
 
 
 def test_worker_grades_1000_forecasts_through_every_change(transactional_db: Any, monkeypatch: Any) -> None:
-    monkeypatch.setenv("HINDSIGHT_GRADING_BUSY_RETRY_SECONDS", "1")
     monkeypatch.setenv("HINDSIGHT_LLM_MODEL", "")
     # Sources published long before t0 lie outside the hindsight builder's window, so the
     # automatic build finds no articles and the constructed reference stays current.
@@ -99,23 +98,24 @@ def test_worker_grades_1000_forecasts_through_every_change(transactional_db: Any
         question_resolve(question=question, outcome=True, resolved_at=RESOLVED_AT, now=RESOLVED_AT)
         regrade_question.delay(question.pk)
         regrade_question.delay(question.pk)
-        assert wait_until(lambda: _settled(question, 3, 1), timeout=120), _state(question)
+        assert wait_until(lambda: _settled(question, 1, 1), timeout=120), _state(question)
         assert Grade.objects.filter(forecast__question=question).count() == total
 
         # 2. Amend the resolution.
         question.refresh_from_db()
         question_resolve(question=question, outcome=False, note="Amended")
-        assert wait_until(lambda: _settled(question, 4, 2), timeout=120), _state(question)
+        assert wait_until(lambda: _settled(question, 2, 2), timeout=120), _state(question)
 
         # 3. A reviewer rejects key event e2 (announced on commit).
         reviewer = UserFactory(username="reviewer")
         reviewer.groups.add(Group.objects.get_or_create(name="annotators")[0])
         event_review(event=HindsightEvent.objects.get(graph=graph, key="e2"), reviewer=reviewer,
                      decision="reject", reason="Noise")  # fmt: skip
-        assert wait_until(lambda: _settled(question, 5, 3), timeout=120), _state(question)
+        assert wait_until(lambda: _settled(question, 3, 3), timeout=120), _state(question)
         # A late duplicate of the review announcement finds nothing to do.
+        checks = _state(question).checks  # type: ignore[union-attr]
         reference_changed.send(sender=None, question_id=question.pk, graph_id=graph.pk, version=graph.version)
-        assert wait_until(lambda: (_state(question) or QuestionGradingState()).checks >= 6, timeout=60)
+        assert wait_until(lambda: (_state(question) or QuestionGradingState()).checks > checks, timeout=60)
 
     grades = Grade.objects.filter(forecast__question=question)
     assert grades.count() == 3 * total
@@ -127,11 +127,12 @@ def test_worker_grades_1000_forecasts_through_every_change(transactional_db: Any
         assert not high.exclude(correct=outcome).exists()
         assert grades.filter(version=version, resolution_version=1 if version == 1 else 2).count() == total
     with_graph = grades.filter(forecast__graph__isnull=False)
-    assert set(with_graph.filter(version=2).values_list("key_event_recall", flat=True)) == {pytest.approx(2 / 5)}
-    assert set(with_graph.filter(version=3).values_list("key_event_recall", flat=True)) == {pytest.approx(1 / 5)}
+    for version, ker in ((1, 2 / 5), (2, 2 / 5), (3, 1 / 5)):
+        values = {round(v, 9) for v in with_graph.filter(version=version).values_list("key_event_recall", flat=True)}
+        assert values == {round(ker, 9)}
     assert set(grades.filter(forecast__graph__isnull=True).values_list("key_event_recall", flat=True)) == {0.0}
     # Source precision: the only cited article is e1's source, in C^H throughout.
     assert set(grades.values_list("source_precision", flat=True)) == {1.0}
     assert grades.filter(is_current=True, contaminated=True).count() == (N_AGENTS // 4) * PER_AGENT
     state = _state(question)
-    assert state is not None and state.runs == 3 and state.checks >= 6
+    assert state is not None and state.runs == 3 and state.checks >= 4 and not state.rerun_requested

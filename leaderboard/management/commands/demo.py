@@ -1,53 +1,198 @@
-"""The README's run command: prepare the embedded database with sample data and serve the site."""
+"""The README's run command: the whole Hindsight loop on the embedded database, then the site.
+
+From an empty database: migrate, create a staff user, generate the fictional sample world and
+publish it through the real ingestion path, import the real ForecastBench round, serve the site on
+127.0.0.1:8000 (a background thread of this process), let the baseline agents forecast over HTTP on
+live and replay questions, advance the fictional clock so the live questions resolve, build the
+hindsight graphs, grade, rank, and keep serving with a guided tour. A second run reuses the
+database and only serves; ``--reset`` starts from an empty database.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandParser
+from django.contrib.staticfiles.handlers import StaticFilesHandler
+from django.core.management import call_command, get_commands
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_application
+from django.core.servers.basehttp import run as serve_wsgi
 from django.db import connection
 
+from grading.models import HindsightGraph
+from grading.services import hindsight_build
+from ingestion.models import Question
+from ingestion.sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
+from leaderboard.baselines import baselines_run
+from leaderboard.management.commands.sample_world import (
+    advance_to_end,
+    measure_builders,
+    print_measurement,
+    world_summary,
+)
+from leaderboard.models import Grade
+from leaderboard.services.grading import grade_question
+
 DATA_DIR = Path(settings.BASE_DIR) / "ingestion" / "data"
+FORECASTBENCH = DATA_DIR / "forecastbench"
+# The demo forecasts on every sample question but on a slice of the imported ForecastBench round,
+# so the loop stays within two minutes; run_baselines can cover the rest afterwards.
+IMPORTED_QUESTIONS_PER_BASELINE = 6
 
 
 class Command(BaseCommand):
-    help = "Set up the sample world in the configured database and serve Hindsight on 127.0.0.1:8000."
+    help = (
+        "Run Hindsight's whole loop on the configured database (sample world, ForecastBench round, "
+        "baseline agents over HTTP, resolutions, hindsight graphs, grades, standings) and serve the site."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--reset", action="store_true", help="start from an empty database")
-        parser.add_argument("--no-serve", action="store_true", help="prepare the data, then exit")
+        parser.add_argument("--no-serve", action="store_true", help="run the loop, then exit")
         parser.add_argument("--addrport", default="127.0.0.1:8000")
+        parser.add_argument("--size", choices=("tiny", "small", "large"), default="small")
+        parser.add_argument("--seed", type=int, default=7)
 
     def step(self, message: str) -> None:
-        self.stdout.write(self.style.MIGRATE_HEADING(f"==> {message}"))
+        elapsed = time.monotonic() - self.started
+        self.stdout.write(self.style.MIGRATE_HEADING(f"==> [{elapsed:5.1f}s] {message}"))
 
     def handle(self, *args: Any, **options: Any) -> None:
+        self.started = time.monotonic()
+        host, _, port = options["addrport"].rpartition(":")
+        if not port.isdigit():
+            raise CommandError(f"--addrport {options['addrport']!r}: expected HOST:PORT")
         if options["reset"]:
             self._reset()
-        self.step("Migrating the database")
-        call_command("migrate", interactive=False, verbosity=0)
-        credentials = self._ensure_staff()
-        self.step("Loading sample questions")
-        call_command("load_questions", str(DATA_DIR / "sample_questions.json"), stdout=self.stdout)
-        forecastbench = DATA_DIR / "forecastbench"
-        if (forecastbench / "2026-05-10-llm.json").exists():
-            self.step("Importing the ForecastBench 2026-05-10 round (real questions, outcome grades only)")
-            call_command(
-                "import_forecastbench",
-                str(forecastbench / "2026-05-10-llm.json"),
-                str(forecastbench / "2026-05-10_resolution_set.json"),
-                stdout=self.stdout,
-            )
-        self._tour(credentials, options["addrport"])
-        if not options["no_serve"]:
-            call_command("runserver", options["addrport"], use_reloader=False)
+        with _quiet_logs(options["verbosity"]):
+            self.step("Migrating the database")
+            call_command("migrate", interactive=False, verbosity=0)
+            credentials = self._ensure_staff()
+            base_url = f"http://{host or '127.0.0.1'}:{port}"
+            fresh = sample_world_params() is None
+            server = None
+            if fresh:
+                run = self._publish(options)
+                self._import_forecastbench()
+                server = self._serve(host or "127.0.0.1", int(port))
+                try:
+                    self._forecast(base_url)
+                    self._resolve(run)
+                finally:
+                    run.disable_sources()
+                    run.stop()
+                self._grade_and_rank()
+                self.step("Measuring the hindsight builders against the hidden ground truth")
+                print_measurement(self.stdout.write, measure_builders(run.world))
+            else:
+                self.step("The sample world is already in this database: reusing it (--reset to start over)")
+            self.step(f"Loop finished in {time.monotonic() - self.started:.0f}s")
+        self._tour(credentials, base_url)
+        if options["no_serve"]:
+            return
+        if server is None:
+            server = self._serve(host or "127.0.0.1", int(port))
+        self.stdout.write("Serving; press Ctrl-C to stop.")
+        try:
+            while server.is_alive():
+                server.join(timeout=1)
+        except KeyboardInterrupt:
+            self.stdout.write("Stopped.")
 
+    # -- steps
+    def _publish(self, options: dict[str, Any]) -> SampleWorldRun:
+        params = WorldParams(size=options["size"], seed=options["seed"], end=datetime.now(UTC))
+        self.step(f"Generating the {params.size} sample world (seed {params.seed}; every name and event is fictional)")
+        run = SampleWorldRun.start(params=params)
+        report = PublishReport()
+        self.step(f"Running ingestion: feeds and market APIs served on {run.server.base_url}, polled as the clock moves")
+        run.ensure_sources()
+        run.advance(to=run.world.present, report=report)
+        run.load_questions(now=run.world.present, report=report)
+        self.stdout.write(
+            f"    {report.polls} polls: {report.added} rows added, {report.skipped} skipped "
+            f"(duplicates, unchanged markets, undated entries); {report.questions_created} questions created"
+        )
+        for line in world_summary(run.world):
+            self.stdout.write(f"    {line}")
+        if report.errors:
+            raise CommandError(f"ingestion failed: {report.errors[0]}")
+        self.run_report = report
+        return run
+
+    def _import_forecastbench(self) -> None:
+        questions = FORECASTBENCH / "2026-05-10-llm.json"
+        resolutions = FORECASTBENCH / "2026-05-10_resolution_set.json"
+        if not questions.exists():
+            self.stdout.write(f"    {questions} is missing; skipping the ForecastBench round")
+            return
+        self.step("Importing the real ForecastBench 2026-05-10 round (CC BY-SA 4.0; outcome grades only)")
+        call_command("import_forecastbench", str(questions), str(resolutions), stdout=_Indented(self.stdout))
+
+    def _serve(self, host: str, port: int) -> threading.Thread:
+        self.step(f"Serving the site on http://{host}:{port}/")
+        handler = StaticFilesHandler(get_internal_wsgi_application())
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def target() -> None:
+            try:
+                ready.set()
+                serve_wsgi(host, port, handler, ipv6=False, threading=True, server_cls=WSGIServer)
+            except BaseException as exc:  # the port is taken, typically
+                failure.append(exc)
+
+        thread = threading.Thread(target=target, name="hindsight-site", daemon=True)
+        thread.start()
+        ready.wait()
+        time.sleep(0.5)
+        if failure:
+            raise CommandError(f"cannot serve on {host}:{port}: {failure[0]} (try --addrport 127.0.0.1:8001)")
+        return thread
+
+    def _forecast(self, base_url: str) -> None:
+        self.step("Baseline agents forecasting over HTTP on live and replay questions")
+        baselines_run(base_url=base_url, imported_limit=IMPORTED_QUESTIONS_PER_BASELINE, log=self.stdout.write)
+
+    def _resolve(self, run: SampleWorldRun) -> None:
+        self.step("Advancing the fictional clock: late news arrives, markets settle, live questions resolve")
+        advance_to_end(run, report=self.run_report, log=lambda m: self.stdout.write(f"    {m}"))
+
+    def _grade_and_rank(self) -> None:
+        self.step("Building hindsight graphs where missing, grading every resolved question")
+        resolved = list(
+            Question.objects.filter(status=Question.Status.RESOLVED, forecasts__isnull=False)
+            .distinct()
+            .values_list("pk", flat=True)
+        )
+        with_graph = set(HindsightGraph.objects.filter(is_current=True).values_list("question_id", flat=True))
+        built = 0
+        for qid in resolved:
+            if qid not in with_graph and Question.objects.filter(pk=qid, origin=Question.Origin.IMPORTED).count() == 0:
+                built += hindsight_build(question_id=qid) is not None
+        for qid in resolved:
+            grade_question(question_id=qid)
+        graphs = HindsightGraph.objects.filter(is_current=True)
+        self.stdout.write(
+            f"    {graphs.count()} hindsight graphs ({graphs.filter(graph_built=True).count()} pass the quality "
+            f"thresholds; {built} built now); {Grade.objects.filter(is_current=True).count()} current grades"
+        )
+        if "rebuild_standings" in get_commands():
+            self.step("Ranking: rebuilding the standings")
+            call_command("rebuild_standings", stdout=_Indented(self.stdout))
+
+    # -- setup
     def _reset(self) -> None:
         db = connection.settings_dict
         if db["ENGINE"] != "django.db.backends.sqlite3":
@@ -60,7 +205,7 @@ class Command(BaseCommand):
             candidate = Path(f"{path}{suffix}")
             if candidate.exists():
                 candidate.unlink()
-        self.step(f"Removed {path}")
+        self.stdout.write(f"Removed {path}")
 
     def _ensure_staff(self) -> tuple[str, str | None]:
         user_model = get_user_model()
@@ -69,26 +214,60 @@ class Command(BaseCommand):
             return username, None
         password = os.environ.get("HINDSIGHT_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
         user_model.objects.create_superuser(username=username, email="", password=password)
+        self.step(f"Created the staff user {username!r}")
         return username, password
 
-    def _tour(self, credentials: tuple[str, str | None], addrport: str) -> None:
+    def _tour(self, credentials: tuple[str, str | None], base: str) -> None:
         username, password = credentials
-        base = f"http://{addrport}"
         login = (
             f"user {username!r}, password {password!r} (printed once; set HINDSIGHT_ADMIN_PASSWORD to choose)"
             if password
-            else f"user {username!r} (password as printed on the first run)"
+            else f"user {username!r} (password as printed on the first run; HINDSIGHT_ADMIN_PASSWORD sets it on a fresh database)"
         )
         self.stdout.write(
             "\n".join(
                 [
                     "",
-                    self.style.SUCCESS("Hindsight is ready."),
-                    f"  Site:        {base}/",
-                    f"  Staff login: {base}/admin/  {login}",
-                    f"  API docs:    {base}/api/docs/",
-                    "  Your agent:  python manage.py create_agent --team TEAM --agent NAME  (prints a token)",
+                    self.style.SUCCESS("Hindsight is ready. A short tour:"),
+                    f"  1. Home and open questions:  {base}/",
+                    f"  2. Leaderboard:              {base}/leaderboard/  (baselines ranked on outcome, SrcP, KER)",
+                    f"  3. A resolved question:      {base}/questions/  -> pick one marked (fictional); its page links",
+                    "                                 to the hindsight graph with the causal pressure chart.",
+                    "                                 ForecastBench questions have no evidence corpus: outcome grades only.",
+                    f"  4. Staff pages:              {base}/admin/  log in as {login}",
+                    f"                                 sources status, review queue: {base}/hindsight/review/",
+                    f"  5. API docs:                 {base}/api/docs/",
+                    "  6. Your own agent:",
+                    "       python manage.py create_agent --team 'My team' --agent my-agent --cutoff 2024-06-01",
+                    f"       python examples/reference_agent.py --base-url {base} --token <printed token>",
+                    "     (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY for any OpenAI-compatible server)",
                     "",
                 ]
             )
         )
+
+
+class _Indented:
+    """A stdout wrapper that indents a sub-command's output under the current step."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+
+    def write(self, text: str = "", ending: str | None = None) -> None:
+        for line in str(text).rstrip("\n").splitlines():
+            self.out.write(f"    {line}")
+
+    def flush(self) -> None:
+        return None
+
+
+@contextmanager
+def _quiet_logs(verbosity: int) -> Iterator[None]:
+    """Per-request and per-task INFO lines would bury the progress; -v 2 keeps them."""
+    if verbosity < 2:
+        # A global threshold: Celery reconfigures loggers when its first task runs.
+        logging.disable(logging.INFO)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)

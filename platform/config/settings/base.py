@@ -180,6 +180,8 @@ CELERY_TASK_ROUTES = {
     "leaderboard.tasks.regrade_*": {"queue": "grade"},
 }
 CELERY_TIMEZONE = "UTC"
+# Task modules outside the autodiscovered <app>.tasks.
+CELERY_IMPORTS = ("leaderboard.tasks_standings",)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "close-questions": {
         "task": "ingestion.tasks.close_due_questions",
@@ -248,8 +250,6 @@ HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_S
 HINDSIGHT_MIN_RANKED_N = env_int("HINDSIGHT_MIN_RANKED_N", 10)
 # Leaderboard page size.
 HINDSIGHT_LEADERBOARD_PAGE_SIZE = env_int("HINDSIGHT_LEADERBOARD_PAGE_SIZE", 50)
-# A regrade task that finds its question being graded by another worker comes back after this.
-HINDSIGHT_GRADING_BUSY_RETRY_SECONDS = env_int("HINDSIGHT_GRADING_BUSY_RETRY_SECONDS", 30)
 HINDSIGHT_GRADING_SWEEP_LIMIT = env_int("HINDSIGHT_GRADING_SWEEP_LIMIT", 500)
 
 LOGGING = {

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .base import *  # noqa: F403
-from .base import VAR_DIR, env_bool
+from .base import STATIC_ROOT, VAR_DIR, env_bool
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .base import *  # noqa: F403
-from .base import VAR_DIR
+from .base import STATIC_ROOT, VAR_DIR
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests run tasks in-process unless a test starts a real worker (see tests/celery_worker.py).
 CELERY_TASK_ALWAYS_EAGER = True

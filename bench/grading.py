@@ -1,0 +1,300 @@
+"""Benchmark of full three-axis grading (issue 6).
+
+Loads resolved binary and multiple-choice questions, each with a built hindsight reference of
+--ref-events events (with outcome impacts and one source article each) and --per-question
+forecasts (one per agent), each citing 5 sources and carrying a --forecast-events event graph.
+Then, in one process against the database named by DATABASE_URL (PostgreSQL):
+
+- full: ``grade_question`` for every question (outcome, evidence, reasoning, bulk writes):
+  forecasts fully graded per second;
+- floor: outcome-only scoring (correct, Brier, log score) of the same forecasts vectorised in
+  NumPy, from arrays already in memory: forecasts per second;
+- profile: cProfile of a forced regrade of --profile-questions questions; the top functions by
+  own time go into the JSON under "profile_top".
+
+Prints one JSON object. Goal: full_per_second >= 2000.
+
+    bash scripts/with-services.sh .venv/bin/python bench/grading.py                  # 10,000 forecasts
+    bash scripts/with-services.sh .venv/bin/python bench/grading.py --questions 1000 --per-question 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import pstats
+import random
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+
+WORDS = (
+    "budget parliament vote minister election central bank rates inflation trade deal tariff sanctions "
+    "ceasefire talks summit protest court ruling strike union oil prices market shares growth forecast "
+    "report agency border troops treaty coalition party leader resigns cabinet reform tax spending debt "
+    "default bond yields currency exports imports drought harvest storm flood vaccine outbreak launch "
+    "satellite merger lawsuit regulator approval ban recall energy grid pipeline referendum senate"
+).split()
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize()
+
+
+def setup(args: argparse.Namespace) -> tuple[list[int], int]:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    from grading.models import HindsightEvent, HindsightGraph, OutcomeImpact
+    from ingestion.models import Article, Question, Resolution
+    from leaderboard.models import Agent, Forecast, Team
+
+    rng = random.Random(args.seed)
+    run = uuid.uuid4().hex[:8]
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    t_res = t0 + timedelta(days=90)
+    team = Team.objects.create(name=f"Bench grading {run}", slug=f"bench-grading-{run}")
+    agents = Agent.objects.bulk_create(
+        Agent(team=team, name=f"g{i}", slug=f"bench-g-{run}-{i}", knowledge_cutoff=(t0 - timedelta(days=30)).date())
+        for i in range(args.per_question)
+    )
+    options = ["Alpha", "Beta", "Gamma", "Delta"]
+    questions = Question.objects.bulk_create(
+        Question(
+            title=f"Bench grading {run} {i}: {sentence(rng, 6)}?",
+            type=Question.Type.MULTIPLE_CHOICE if i % 2 else Question.Type.BINARY,
+            options=options if i % 2 else [],
+            status=Question.Status.RESOLVED,
+            track=Question.Track.LIVE,
+            open_at=t0,
+            close_at=t_res - timedelta(days=5),
+            domain="bench",
+        )
+        for i in range(args.questions)
+    )
+    Resolution.objects.bulk_create(
+        Resolution(
+            question=q,
+            version=1,
+            kind=Resolution.Kind.RESOLVE,
+            outcome=rng.choice(options) if q.type == Question.Type.MULTIPLE_CHOICE else rng.random() < 0.5,
+            resolved_at=t_res,
+            author_label="bench",
+            created_at=t_res,
+        )
+        for q in questions
+    )
+    n_articles = args.ref_events + 10
+    articles = Article.objects.bulk_create(
+        Article(
+            url=f"https://bench.example.org/{run}/{qi}/{k}",
+            title=sentence(rng, 8),
+            published_at=t0 + timedelta(days=rng.randint(0, 89)),
+            fetched_at=t_res,
+            content_hash=f"{run}-{qi}-{k}",
+        )
+        for qi in range(len(questions))
+        for k in range(n_articles)
+    )
+    graphs = HindsightGraph.objects.bulk_create(
+        HindsightGraph(
+            question=q,
+            version=1,
+            is_current=True,
+            builder="offline",
+            builder_version="bench",
+            graph_built=True,
+            resolution_version=1,
+            created_at=t_res,
+        )  # fmt: skip
+        for q in questions
+    )
+    events: list[Any] = []
+    ref_titles: list[list[tuple[str, Any]]] = []
+    for graph in graphs:
+        titles = []
+        for k in range(args.ref_events):
+            title, day = sentence(rng, 6), (t0 + timedelta(days=3 * k)).date()
+            titles.append((title, day))
+            events.append(HindsightEvent(graph=graph, key=f"e{k}", title=title, description=sentence(rng, 12),
+                                         occurred_on=day, event_type="Decision"))  # fmt: skip
+        ref_titles.append(titles)
+    HindsightEvent.objects.bulk_create(events, batch_size=5000)
+    OutcomeImpact.objects.bulk_create(
+        (
+            OutcomeImpact(event=e, direction="Positive", magnitude=rng.random(), confidence=rng.random())
+            for i, e in enumerate(events)
+            if i % 3 != 2
+        ),  # fmt: skip
+        batch_size=5000,
+    )
+    HindsightEvent.sources.through.objects.bulk_create(
+        (
+            HindsightEvent.sources.through(hindsightevent_id=e.pk, article_id=articles[(i // args.ref_events) * n_articles + i % args.ref_events].pk)
+            for i, e in enumerate(events)
+        ),
+        batch_size=5000,
+    )  # fmt: skip
+    forecasts = []
+    for qi, q in enumerate(questions):
+        titles = ref_titles[qi]
+        for agent in agents:
+            graph_events = []
+            for k in range(args.forecast_events):
+                if rng.random() < 0.5:  # a paraphrase of a reference event, near its date
+                    title, day = titles[rng.randrange(len(titles))]
+                    words = title.split()
+                    rng.shuffle(words)
+                    title = " ".join(words[:5]) + " " + rng.choice(WORDS)
+                    day = day + timedelta(days=rng.randint(-9, 9))
+                else:
+                    title, day = sentence(rng, 6), (t0 + timedelta(days=rng.randint(0, 90))).date()
+                graph_events.append({"id": f"f{k}", "title": title, "description": sentence(rng, 10),
+                                     "date": day.isoformat()})  # fmt: skip
+            if q.type == Question.Type.BINARY:
+                prediction: dict[str, Any] = {"probability": round(rng.random(), 3)}
+            else:
+                raw = [rng.random() + 0.01 for _ in options]
+                prediction = {"probabilities": {o: v / sum(raw) for o, v in zip(options, raw, strict=True)}}
+            forecasts.append(Forecast(agent=agent, question=q, received_at=t0 + timedelta(days=rng.randint(1, 80)),
+                                      prediction=prediction, graph={"events": graph_events, "edges": []}))  # fmt: skip
+    Forecast.objects.bulk_create(forecasts, batch_size=5000)
+    Forecast.cited_articles.through.objects.bulk_create(
+        (
+            Forecast.cited_articles.through(forecast_id=f.pk, article_id=articles[qi * n_articles + rng.randrange(n_articles)].pk)
+            for qi, q in enumerate(questions)
+            for f in forecasts[qi * len(agents) : (qi + 1) * len(agents)]
+            for _ in range(5)
+        ),
+        batch_size=10000,
+        ignore_conflicts=True,
+    )  # fmt: skip
+    return [q.pk for q in questions], len(forecasts)
+
+
+def numpy_floor(question_ids: list[int]) -> tuple[float, int]:
+    """Outcome-only scoring of the same forecasts, vectorised: (seconds, forecasts scored)."""
+    import numpy as np
+
+    from ingestion.models import Question
+    from leaderboard.models import Forecast
+
+    questions = {q.pk: q for q in Question.objects.filter(pk__in=question_ids)}
+    outcomes = {q.pk: q.current_resolution.outcome for q in questions.values()}  # type: ignore[union-attr]
+    binary_p, binary_y, mc_p, mc_y = [], [], [], []
+    for qid, prediction in Forecast.objects.filter(question_id__in=question_ids).values_list(
+        "question_id", "prediction"
+    ):
+        q = questions[qid]
+        if q.type == Question.Type.BINARY:
+            binary_p.append(prediction["probability"])
+            binary_y.append(1.0 if outcomes[qid] else 0.0)
+        else:
+            mc_p.append([prediction["probabilities"][o] for o in q.options])
+            mc_y.append(q.options.index(outcomes[qid]))
+    started = time.perf_counter()
+    p, y = np.asarray(binary_p), np.asarray(binary_y)
+    correct = (p >= 0.5) == (y == 1)
+    brier = (p - y) ** 2
+    log = np.log(np.clip(np.where(y == 1, p, 1 - p), 1e-6, 1 - 1e-6))
+    m = np.asarray(mc_p)
+    m = m / m.sum(axis=1, keepdims=True)
+    onehot = np.zeros_like(m)
+    onehot[np.arange(len(mc_y)), mc_y] = 1.0
+    mc_correct = m.argmax(axis=1) == np.asarray(mc_y)
+    mc_brier = ((m - onehot) ** 2).sum(axis=1)
+    mc_log = np.log(np.clip(m[np.arange(len(mc_y)), mc_y], 1e-6, 1 - 1e-6))
+    elapsed = time.perf_counter() - started
+    assert correct.size + mc_correct.size == len(binary_p) + len(mc_p)
+    _ = (brier.sum(), log.sum(), mc_brier.sum(), mc_log.sum())
+    return elapsed, len(binary_p) + len(mc_p)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--per-question", type=int, default=100, help="Forecasts (agents) per question.")
+    parser.add_argument("--ref-events", type=int, default=30)
+    parser.add_argument("--forecast-events", type=int, default=15)
+    parser.add_argument("--profile-questions", type=int, default=10)
+    parser.add_argument("--profile-top", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+    os.environ["HINDSIGHT_LLM_MODEL"] = ""
+    os.environ.setdefault("DJANGO_LOG_LEVEL", "WARNING")
+
+    started = time.perf_counter()
+    question_ids, n_forecasts = setup(args)
+    setup_seconds = time.perf_counter() - started
+
+    from leaderboard.models import Grade
+    from leaderboard.services.grading import grade_question
+
+    started = time.perf_counter()
+    for qid in question_ids:
+        grade_question(question_id=qid)
+    full_seconds = time.perf_counter() - started
+    graded = Grade.objects.filter(forecast__question_id__in=question_ids, is_current=True).count()
+    assert graded == n_forecasts, (graded, n_forecasts)
+    with_reasoning = Grade.objects.filter(
+        forecast__question_id__in=question_ids, is_current=True, key_event_recall__isnull=False,
+        source_precision__isnull=False,
+    ).count()  # fmt: skip
+
+    floor_seconds, floor_n = numpy_floor(question_ids)
+
+    profiler = cProfile.Profile()
+    subset = question_ids[: args.profile_questions]
+    profiler.enable()
+    for qid in subset:
+        grade_question(question_id=qid, force=True)
+    profiler.disable()
+    stream = io.StringIO()
+    stats = pstats.Stats(profiler, stream=stream)
+    total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
+    rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[: args.profile_top]  # type: ignore[attr-defined]
+    top = [
+        f"{v[2] / total * 100:5.1f}% own {v[2]:.3f}s cum {v[3]:.3f}s {Path(k[0]).name}:{k[1]}({k[2]})" for k, v in rows
+    ]
+
+    full_rate = n_forecasts / full_seconds
+    floor_rate = floor_n / floor_seconds if floor_seconds > 0 else float("inf")
+    print(
+        json.dumps(
+            {
+                "questions": len(question_ids),
+                "forecasts": n_forecasts,
+                "forecasts_with_evidence_and_reasoning": with_reasoning,
+                "reference_events": args.ref_events,
+                "forecast_events": args.forecast_events,
+                "setup_seconds": round(setup_seconds, 2),
+                "full_seconds": round(full_seconds, 3),
+                "full_per_second": round(full_rate, 1),
+                "floor_numpy_outcome_seconds": round(floor_seconds, 5),
+                "floor_numpy_outcome_per_second": round(floor_rate, 1),
+                "full_vs_floor": round(full_rate / floor_rate, 6),
+                "goal_per_second": 2000,
+                "goal_met": full_rate >= 2000,
+                "profile_questions": len(subset),
+                "profile_top": top,
+            },
+            indent=1,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
