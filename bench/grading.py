@@ -37,13 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-WORDS = (
-    "budget parliament vote minister election central bank rates inflation trade deal tariff sanctions "
-    "ceasefire talks summit protest court ruling strike union oil prices market shares growth forecast "
-    "report agency border troops treaty coalition party leader resigns cabinet reform tax spending debt "
-    "default bond yields currency exports imports drought harvest storm flood vaccine outbreak launch "
-    "satellite merger lawsuit regulator approval ban recall energy grid pipeline referendum senate"
-).split()
+WORDS = ["budget", "parliament", "vote", "minister", "election", "central", "bank", "rates", "inflation", "trade", "deal", "tariff", "sanctions", "ceasefire", "talks", "summit", "protest", "court", "ruling", "strike", "union", "oil", "prices", "market", "shares", "growth", "forecast", "report", "agency", "border", "troops", "treaty", "coalition", "party", "leader", "resigns", "cabinet", "reform", "tax", "spending", "debt", "default", "bond", "yields", "currency", "exports", "imports", "drought", "harvest", "storm", "flood", "vaccine", "outbreak", "launch", "satellite", "merger", "lawsuit", "regulator", "approval", "ban", "recall", "energy", "grid", "pipeline", "referendum", "senate"]
 
 
 def sentence(rng: random.Random, n: int) -> str:
@@ -270,6 +264,15 @@ def main() -> None:
         f"{v[2] / total * 100:5.1f}% own {v[2]:.3f}s cum {v[3]:.3f}s {Path(k[0]).name}:{k[1]}({k[2]})" for k, v in rows
     ]
 
+    ours = [
+        (k, v)
+        for k, v in stats.stats.items()  # type: ignore[attr-defined]
+        if any(part in k[0] for part in ("leaderboard/", "grading/"))
+    ]
+    cumulative = [
+        f"{v[3] / total * 100:5.1f}% cum {v[3]:.3f}s {Path(k[0]).parent.name}/{Path(k[0]).name}:{k[1]}({k[2]})"
+        for k, v in sorted(ours, key=lambda kv: kv[1][3], reverse=True)[: args.profile_top]
+    ]
     full_rate = n_forecasts / full_seconds
     floor_rate = floor_n / floor_seconds if floor_seconds > 0 else float("inf")
     print(
@@ -290,6 +293,7 @@ def main() -> None:
                 "goal_met": full_rate >= 2000,
                 "profile_questions": len(subset),
                 "profile_top": top,
+                "profile_cumulative_own_code": cumulative,
             },
             indent=1,
         )

@@ -3,118 +3,140 @@
 Pure module (no Django imports): forecast validation, outcome validation and grading all share it,
 so a period means the same thing everywhere.
 
-Formats by granularity (canonical labels; parsing is case-insensitive for ``W``/``Q`` and ignores
-surrounding whitespace):
-
-- ``day``: ``YYYY-MM-DD`` (``2026-07-15``)
-- ``week``: ``YYYY-Www``, an ISO 8601 week, Monday to Sunday (``2026-W28``)
-- ``month``: ``YYYY-MM`` (``2026-07``)
-- ``quarter``: ``YYYY-Qn`` with n in 1..4 (``2026-Q3``)
-- ``year``: ``YYYY`` (``2026``)
+Formats by granularity (canonical labels; parsing ignores surrounding whitespace and the case of
+``W``/``Q``): day ``YYYY-MM-DD`` (``2026-07-15``); week ``YYYY-Www``, an ISO 8601 week, Monday to
+Sunday (``2026-W28``); month ``YYYY-MM`` (``2026-07``); quarter ``YYYY-Qn`` (``2026-Q3``); year
+``YYYY`` (``2026``).
 """
 
 from __future__ import annotations
 
-import calendar
+import datetime as dt
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
-from typing import Final
+from typing import Final, Literal
 
-GRANULARITIES: Final = ("day", "week", "month", "quarter", "year")
+Granularity = Literal["day", "week", "month", "quarter", "year"]
+GRANULARITIES: Final[tuple[Granularity, ...]] = ("day", "week", "month", "quarter", "year")
 
-FORMATS: Final[dict[str, tuple[str, str]]] = {
-    "day": ("YYYY-MM-DD", "2026-07-15"),
-    "week": ("YYYY-Www (ISO week)", "2026-W28"),
-    "month": ("YYYY-MM", "2026-07"),
-    "quarter": ("YYYY-Qn", "2026-Q3"),
-    "year": ("YYYY", "2026"),
-}
-
-_PATTERNS: Final[dict[str, re.Pattern[str]]] = {
-    "day": re.compile(r"(\d{4})-(\d{2})-(\d{2})"),
-    "week": re.compile(r"(\d{4})-[Ww](\d{2})"),
-    "month": re.compile(r"(\d{4})-(\d{2})"),
-    "quarter": re.compile(r"(\d{4})-[Qq]([1-4])"),
-    "year": re.compile(r"(\d{4})"),
+_FORMATS: Final[dict[str, tuple[re.Pattern[str], str]]] = {
+    "year": (re.compile(r"(\d{4})"), "YYYY (e.g. 2026)"),
+    "quarter": (re.compile(r"(\d{4})-Q([1-4])"), "YYYY-Qn with n in 1-4 (e.g. 2026-Q3)"),
+    "month": (re.compile(r"(\d{4})-(0[1-9]|1[0-2])"), "YYYY-MM (e.g. 2026-07)"),
+    "week": (re.compile(r"(\d{4})-W(\d{2})"), "YYYY-Www, an ISO 8601 week (e.g. 2026-W28)"),
+    "day": (re.compile(r"(\d{4})-(\d{2})-(\d{2})"), "YYYY-MM-DD (e.g. 2026-07-15)"),
 }
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, slots=True)
 class Period:
-    """A calendar period; ``start`` and ``end`` are inclusive dates, ``label`` the canonical text."""
+    """A calendar period; ``start`` and ``end`` are inclusive dates."""
 
-    start: date
-    end: date
-    label: str
+    granularity: Granularity
+    start: dt.date
+    end: dt.date
 
-    def contains(self, day: date) -> bool:
+    @property
+    def label(self) -> str:
+        """Canonical label: ``2026``, ``2026-Q3``, ``2026-07``, ``2026-W28`` or ``2026-07-15``."""
+        s = self.start
+        if self.granularity == "year":
+            return f"{s.year:04d}"
+        if self.granularity == "quarter":
+            return f"{s.year:04d}-Q{(s.month - 1) // 3 + 1}"
+        if self.granularity == "month":
+            return f"{s.year:04d}-{s.month:02d}"
+        if self.granularity == "week":
+            iso = s.isocalendar()
+            return f"{iso.year:04d}-W{iso.week:02d}"
+        return s.isoformat()
+
+    def contains(self, day: dt.date) -> bool:
         return self.start <= day <= self.end
 
     def __str__(self) -> str:
         return self.label
 
 
-def expected_format(granularity: str) -> str:
-    """Human text of the format a granularity expects, e.g. ``YYYY-Qn (e.g. 2026-Q3)``."""
-    fmt, example = FORMATS[_check_granularity(granularity)]
-    return f"{fmt} (e.g. {example})"
+def _check_granularity(granularity: str) -> Granularity:
+    for g in GRANULARITIES:
+        if granularity == g:
+            return g
+    raise ValueError(f"unknown timeframe granularity {granularity!r}: expected one of {', '.join(GRANULARITIES)}")
 
 
-def _check_granularity(granularity: str) -> str:
-    if granularity not in FORMATS:
-        raise ValueError(f"unknown granularity {granularity!r}; expected one of {', '.join(GRANULARITIES)}")
-    return granularity
+def _month_end(year: int, month: int) -> dt.date:
+    if month == 12:
+        return dt.date(year, 12, 31)
+    return dt.date(year, month + 1, 1) - dt.timedelta(days=1)
 
 
-def _month_end(year: int, month: int) -> date:
-    return date(year, month, calendar.monthrange(year, month)[1])
+def period_containing(granularity: str, day: dt.date) -> Period:
+    """The period of the given granularity that contains ``day``."""
+    g = _check_granularity(granularity)
+    if isinstance(day, dt.datetime):
+        day = day.date()
+    if g == "day":
+        return Period(g, day, day)
+    if g == "week":
+        start = day - dt.timedelta(days=day.isoweekday() - 1)
+        return Period(g, start, start + dt.timedelta(days=6))
+    if g == "month":
+        return Period(g, dt.date(day.year, day.month, 1), _month_end(day.year, day.month))
+    if g == "quarter":
+        first = 3 * ((day.month - 1) // 3) + 1
+        return Period(g, dt.date(day.year, first, 1), _month_end(day.year, first + 2))
+    return Period(g, dt.date(day.year, 1, 1), dt.date(day.year, 12, 31))
 
 
 def parse_period(granularity: str, text: str) -> Period:
-    """The period ``text`` denotes at ``granularity``; ValueError naming the expected format otherwise."""
-    _check_granularity(granularity)
+    """Parse a period label of the given granularity; raise ``ValueError`` with the expected format.
+
+    Accepted (surrounding whitespace ignored, ``q``/``w`` case-insensitive): year ``2026``,
+    quarter ``2026-Q3``, month ``2026-07``, week ``2026-W28`` (ISO 8601 week-numbering year and week;
+    week 53 only in years that have one), day ``2026-07-15``.
+    """
+    g = _check_granularity(granularity)
+    pattern, expected = _FORMATS[g]
     if not isinstance(text, str):
-        raise ValueError(f"expected a {granularity} period as text in the format {expected_format(granularity)}")
-    match = _PATTERNS[granularity].fullmatch(text.strip())
+        raise ValueError(f"{g} period must be a string in the format {expected}, got {type(text).__name__}")
+    match = pattern.fullmatch(text.strip().upper())
     if match is None:
-        raise ValueError(f"{text!r} is not a {granularity} period; expected the format {expected_format(granularity)}")
-    year = int(match.group(1))
-    if year < 1:
-        raise ValueError(f"{text!r} has no valid year; expected the format {expected_format(granularity)}")
+        raise ValueError(f"{text!r} is not a valid {g} period: expected {expected}")
+    parts = [int(x) for x in match.groups()]
     try:
-        if granularity == "day":
-            day = date(year, int(match.group(2)), int(match.group(3)))
-            return Period(day, day, day.isoformat())
-        if granularity == "week":
-            week = int(match.group(2))
-            start = date.fromisocalendar(year, week, 1)
-            return Period(start, start + timedelta(days=6), f"{year:04d}-W{week:02d}")
-        if granularity == "month":
-            month = int(match.group(2))
-            return Period(date(year, month, 1), _month_end(year, month), f"{year:04d}-{month:02d}")
-        if granularity == "quarter":
-            quarter = int(match.group(2))
-            first = 3 * (quarter - 1) + 1
-            return Period(date(year, first, 1), _month_end(year, first + 2), f"{year:04d}-Q{quarter}")
-        return Period(date(year, 1, 1), date(year, 12, 31), f"{year:04d}")
+        if g == "year":
+            start = dt.date(parts[0], 1, 1)
+        elif g == "quarter":
+            start = dt.date(parts[0], 3 * (parts[1] - 1) + 1, 1)
+        elif g == "month":
+            start = dt.date(parts[0], parts[1], 1)
+        elif g == "week":
+            start = dt.date.fromisocalendar(parts[0], parts[1], 1)
+        else:
+            start = dt.date(parts[0], parts[1], parts[2])
     except ValueError as exc:
-        # date() and fromisocalendar() say e.g. "month must be in 1..12"; keep that and the format.
-        raise ValueError(
-            f"{text!r} is not a valid {granularity} ({exc}); expected the format {expected_format(granularity)}"
-        ) from exc
+        raise ValueError(f"{text!r} is not a valid {g} period ({exc}): expected {expected}") from None
+    return period_containing(g, start)
 
 
-def period_containing(granularity: str, day: date) -> Period:
-    """The period at ``granularity`` that contains ``day``."""
-    _check_granularity(granularity)
-    if granularity == "day":
-        return Period(day, day, day.isoformat())
-    if granularity == "week":
-        year, week, _ = day.isocalendar()
-        return parse_period("week", f"{year:04d}-W{week:02d}")
-    if granularity == "month":
-        return parse_period("month", f"{day.year:04d}-{day.month:02d}")
-    if granularity == "quarter":
-        return parse_period("quarter", f"{day.year:04d}-Q{(day.month - 1) // 3 + 1}")
-    return parse_period("year", f"{day.year:04d}")
+def period_offset(predicted: Period, resolved: Period) -> int:
+    """Signed number of periods from ``resolved`` to ``predicted`` (0 = same period, 1 = one too late)."""
+    if predicted.granularity != resolved.granularity:
+        raise ValueError("periods have different granularities")
+    g = predicted.granularity
+    a, b = predicted.start, resolved.start
+    if g == "day":
+        return (a - b).days
+    if g == "week":
+        return (a - b).days // 7
+    if g == "month":
+        return (a.year * 12 + a.month) - (b.year * 12 + b.month)
+    if g == "quarter":
+        return (a.year * 4 + (a.month - 1) // 3) - (b.year * 4 + (b.month - 1) // 3)
+    return a.year - b.year
+
+
+def expected_format(granularity: str) -> str:
+    """Human text of the format a granularity expects, e.g. ``YYYY-Qn with n in 1-4 (e.g. 2026-Q3)``."""
+    return _FORMATS[_check_granularity(granularity)][1]

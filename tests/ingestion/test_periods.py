@@ -54,5 +54,5 @@ def test_parse_invalid_names_format(granularity: str, text: str, expected: str) 
 def test_non_text_and_unknown_granularity() -> None:
     with pytest.raises(ValueError, match="YYYY-MM"):
         parse_period("month", 202607)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="unknown granularity"):
+    with pytest.raises(ValueError, match="unknown timeframe granularity"):
         parse_period("decade", "2020s")

@@ -1,0 +1,335 @@
+"""Benchmark of the standings (issue 7): full rebuild and leaderboard read latency on PostgreSQL.
+
+Loads A agents x Q binary questions with P graded forecasts per question (default full size:
+1,000 x 10,000 x 100 = 1,000,000 grades) using COPY, then measures in the same run:
+
+- ``rebuild_seconds``: ``standings_rebuild()`` with the bootstrap (every materialised view);
+- ``aggregation_seconds``: the same rebuild without the bootstrap (the baseline), and their ratio;
+- p50/p95 latency of ``/leaderboard/`` and ``/api/v1/leaderboard/`` under 20 concurrent readers
+  (gunicorn on a free loopback port, httpx threads), over a mix of materialised views.
+
+Goals: rebuild <= 60 s, page p95 <= 100 ms. Prints one JSON object.
+
+    bash scripts/with-services.sh .venv/bin/python bench/standings.py --agents 100 --questions 1000 --per-question 20
+    bash scripts/with-services.sh .venv/bin/python bench/standings.py --size full
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "platform"), str(ROOT / "bench")]
+
+from submit import free_port, percentile, start_gunicorn, stop  # noqa: E402
+
+SIZES = {"small": (100, 1000, 20), "medium": (300, 3000, 50), "full": (1000, 10000, 100)}
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return "\\N"
+    if isinstance(value, bool):
+        return "t" if value else "f"
+    if isinstance(value, dict | list):
+        return json.dumps(value).replace("\\", "\\\\")
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def copy_rows(model: Any, columns: dict[str, Any], n: int) -> None:
+    """COPY n rows into model's table; ``columns`` maps field name -> array of n values or a constant."""
+    from django.db import connection
+
+    fields = [f for f in model._meta.concrete_fields if not (f.primary_key and f.name not in columns)]
+    names, getters = [], []
+    for f in fields:
+        if f.name in columns:
+            v = columns[f.name]
+        elif f.attname in columns:
+            v = columns[f.attname]
+        else:
+            v = (
+                f.get_default()
+                if f.has_default()
+                else (
+                    ""
+                    if getattr(f, "blank", False) and f.get_internal_type() in ("CharField", "TextField", "SlugField")
+                    else None
+                )
+            )
+        names.append(f.column)
+        if isinstance(v, np.ndarray) or (isinstance(v, list) and len(v) == n and n > 0):
+            arr = v.tolist() if isinstance(v, np.ndarray) else v
+            getters.append(lambda i, arr=arr: _text(arr[i]))
+        else:
+            const = _text(v)
+            getters.append(lambda i, const=const: const)
+    chunk = 200_000
+    with connection.cursor() as cursor:
+        for start in range(0, n, chunk):
+            buf = io.StringIO()
+            for i in range(start, min(n, start + chunk)):
+                buf.write("\t".join(g(i) for g in getters))
+                buf.write("\n")
+            with cursor.cursor.copy(f"COPY {model._meta.db_table} ({', '.join(names)}) FROM STDIN") as copy:
+                copy.write(buf.getvalue())
+
+
+def load(n_agents: int, n_questions: int, per_question: int, seed: int) -> int:
+    from django.db import connection, transaction
+
+    from ingestion.models import Question, Resolution
+    from leaderboard.models import Agent, Forecast, Grade, Team
+
+    rng = np.random.default_rng(seed)
+    run = uuid.uuid4().hex[:8]
+    t0 = datetime(2025, 6, 1, tzinfo=UTC)
+    with transaction.atomic():
+        team = Team.objects.create(name=f"Bench standings {run}", slug=f"bench-standings-{run}")
+        agents = Agent.objects.bulk_create(
+            [
+                Agent(
+                    team=team,
+                    name=f"bench-{run}-{i}",
+                    slug=f"bench-{run}-{i}",
+                    model_name="bench",
+                    knowledge_cutoff=None if i % 25 == 0 else date(2025, 1 + i % 12, 1),
+                )
+                for i in range(n_agents)
+            ]
+        )
+        domains = ["politics", "economy", "science", "sport", "technology"]
+        origins = ["market", "news", "imported", "admin"]
+        questions = Question.objects.bulk_create(
+            [
+                Question(
+                    title=f"Bench standings {run} {i}?",
+                    type=Question.Type.BINARY,
+                    status=Question.Status.RESOLVED,
+                    track=Question.Track.REPLAY if i % 4 == 0 else Question.Track.LIVE,
+                    outcome_published_at=t0,
+                    open_at=t0 + timedelta(hours=i),
+                    close_at=t0 + timedelta(hours=i, days=20),
+                    horizon_days=int(rng.integers(1, 200)),
+                    domain=domains[i % 5],
+                    origin=origins[i % 4],
+                )
+                for i in range(n_questions)
+            ],
+            batch_size=2000,
+        )
+        outcomes = rng.random(n_questions) < 0.4
+        Resolution.objects.bulk_create(
+            [
+                Resolution(
+                    question=q,
+                    version=1,
+                    kind=Resolution.Kind.RESOLVE,
+                    outcome=bool(outcomes[i]),
+                    resolved_at=q.close_at + timedelta(days=5),
+                    created_at=q.close_at + timedelta(days=5),
+                )
+                for i, q in enumerate(questions)
+            ],
+            batch_size=2000,
+        )
+        agent_ids = np.array([a.pk for a in agents])
+        q_ids = np.array([q.pk for q in questions])
+        per = min(per_question, n_agents)
+        picks = (
+            np.argsort(rng.random((n_questions, n_agents)), axis=1)[:, :per]
+            if n_agents * n_questions <= 2e7
+            else np.stack([rng.choice(n_agents, per, replace=False) for _ in range(n_questions)])
+        )
+        f_agent = agent_ids[picks.ravel()]
+        q_index = np.repeat(np.arange(n_questions), per)
+        f_question = q_ids[q_index]
+        n = f_agent.size
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {Forecast._meta.db_table}")
+            first_id = int(cursor.fetchone()[0]) + 1
+        ids = np.arange(first_id, first_id + n)
+        p = np.clip(np.round(rng.beta(2, 2, n), 3), 0.001, 0.999)
+        received = [t0 + timedelta(hours=int(h), minutes=5) for h in q_index.tolist()]
+        copy_rows(
+            Forecast,
+            {
+                "id": ids,
+                "agent": f_agent,
+                "question": f_question,
+                "received_at": received,
+                "prediction": [{"probability": float(x)} for x in p.tolist()],
+                "sources": [],
+                "channel": "api",
+            },
+            n,
+        )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT setval(pg_get_serial_sequence('{Forecast._meta.db_table}', 'id'), %s)", [int(ids[-1])]
+            )
+        y = outcomes[q_index].astype(float)
+        p_y = np.where(y == 1, p, 1 - p)
+        log = np.log(p_y)
+        market_p = np.clip(rng.beta(2, 2, n), 0.01, 0.99)
+        has_market = (q_index % 4) == 1
+        m_y = np.where(y == 1, market_p, 1 - market_p)
+        edge = np.where(has_market, log - np.log(m_y), np.nan)
+        cutoff_declared = np.array([a.knowledge_cutoff is not None for a in agents])[picks.ravel()]
+        copy_rows(
+            Grade,
+            {
+                "forecast": ids,
+                "version": 1,
+                "is_current": True,
+                "grader_version": "1.0",
+                "matcher_settings": {},
+                "resolution_version": 1,
+                "void": False,
+                "contaminated": rng.random(n) < 0.05,
+                "cutoff_declared": cutoff_declared,
+                "counts": True,
+                "correct": (p >= 0.5) == (y == 1),
+                "brier": (p - y) ** 2,
+                "log_score": log,
+                "market_edge": [None if np.isnan(e) else float(e) for e in edge.tolist()],
+                "source_precision": np.round(rng.random(n), 3),
+                "key_event_recall": np.round(rng.random(n), 3),
+                "details": {},
+                "judge": "",
+                "inputs_key": "",
+                "created_at": t0,
+            },
+            n,
+        )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    return n
+
+
+def readers(base: str, paths: list[str], concurrency: int, per_thread: int) -> dict[str, float]:
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+
+    def work(k: int) -> None:
+        nonlocal errors
+        with httpx.Client(base_url=base, timeout=60) as c:
+            for path in paths[:3]:
+                c.get(path)  # warm up
+            local: list[float] = []
+            for i in range(per_thread):
+                t = time.perf_counter()
+                r = c.get(paths[(k + i) % len(paths)])
+                local.append((time.perf_counter() - t) * 1000)
+                if r.status_code != 200:
+                    with lock:
+                        errors += 1
+            with lock:
+                latencies.extend(local)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(concurrency)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - start
+    return {
+        "requests": len(latencies),
+        "errors": errors,
+        "p50_ms": round(percentile(latencies, 50), 1),
+        "p95_ms": round(percentile(latencies, 95), 1),
+        "rps": round(len(latencies) / wall, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", choices=sorted(SIZES), default="small")
+    parser.add_argument("--agents", type=int)
+    parser.add_argument("--questions", type=int)
+    parser.add_argument("--per-question", type=int, help="graded forecasts per question")
+    parser.add_argument("--concurrency", type=int, default=20)
+    parser.add_argument("--requests", type=int, default=25, help="requests per reader per endpoint")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    agents, questions, per = SIZES[args.size]
+    agents, questions, per = args.agents or agents, args.questions or questions, args.per_question or per
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
+    import django
+
+    django.setup()
+    import logging
+
+    from django.core.management import call_command
+
+    from leaderboard.services.standings import standings_rebuild
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    call_command("migrate", verbosity=0, interactive=False)
+    t = time.perf_counter()
+    grades = load(agents, questions, per, args.seed)
+    load_seconds = time.perf_counter() - t
+    aggregation = standings_rebuild(bootstrap=False)
+    full = standings_rebuild()
+    port = free_port()
+    proc = start_gunicorn(port, args.workers, args.threads)
+    base = f"http://127.0.0.1:{port}"
+    views = [
+        "",
+        "?track=live",
+        "?track=replay",
+        "?type=binary",
+        "?domain=economy",
+        "?contamination=off",
+        "?sort=-accuracy",
+        "?page=2",
+    ]
+    try:
+        page = readers(base, [f"/leaderboard/{v}" for v in views], args.concurrency, args.requests)
+        api = readers(base, [f"/api/v1/leaderboard/{v}" for v in views], args.concurrency, args.requests)
+    finally:
+        stop(proc)
+    print(
+        json.dumps(
+            {
+                "agents": agents,
+                "questions": questions,
+                "grades_loaded": grades,
+                "grades_in_standings": full.grades,
+                "load_seconds": round(load_seconds, 1),
+                "views": full.views,
+                "standing_rows": full.rows,
+                "rebuild_seconds": round(full.seconds, 2),
+                "aggregation_seconds": round(aggregation.seconds, 2),
+                "rebuild_vs_aggregation": round(full.seconds / aggregation.seconds, 2) if aggregation.seconds else None,
+                "leaderboard_page": page,
+                "leaderboard_api": api,
+                "goals": {"rebuild_seconds_max": 60, "page_p95_ms_max": 100},
+                "rebuild_goal_met": full.seconds <= 60,
+                "page_goal_met": page["p95_ms"] <= 100,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
