@@ -37,7 +37,74 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
-WORDS = ["budget", "parliament", "vote", "minister", "election", "central", "bank", "rates", "inflation", "trade", "deal", "tariff", "sanctions", "ceasefire", "talks", "summit", "protest", "court", "ruling", "strike", "union", "oil", "prices", "market", "shares", "growth", "forecast", "report", "agency", "border", "troops", "treaty", "coalition", "party", "leader", "resigns", "cabinet", "reform", "tax", "spending", "debt", "default", "bond", "yields", "currency", "exports", "imports", "drought", "harvest", "storm", "flood", "vaccine", "outbreak", "launch", "satellite", "merger", "lawsuit", "regulator", "approval", "ban", "recall", "energy", "grid", "pipeline", "referendum", "senate"]
+WORDS = [
+    "budget",
+    "parliament",
+    "vote",
+    "minister",
+    "election",
+    "central",
+    "bank",
+    "rates",
+    "inflation",
+    "trade",
+    "deal",
+    "tariff",
+    "sanctions",
+    "ceasefire",
+    "talks",
+    "summit",
+    "protest",
+    "court",
+    "ruling",
+    "strike",
+    "union",
+    "oil",
+    "prices",
+    "market",
+    "shares",
+    "growth",
+    "forecast",
+    "report",
+    "agency",
+    "border",
+    "troops",
+    "treaty",
+    "coalition",
+    "party",
+    "leader",
+    "resigns",
+    "cabinet",
+    "reform",
+    "tax",
+    "spending",
+    "debt",
+    "default",
+    "bond",
+    "yields",
+    "currency",
+    "exports",
+    "imports",
+    "drought",
+    "harvest",
+    "storm",
+    "flood",
+    "vaccine",
+    "outbreak",
+    "launch",
+    "satellite",
+    "merger",
+    "lawsuit",
+    "regulator",
+    "approval",
+    "ban",
+    "recall",
+    "energy",
+    "grid",
+    "pipeline",
+    "referendum",
+    "senate",
+]
 
 
 def sentence(rng: random.Random, n: int) -> str:
@@ -112,7 +179,7 @@ def setup(args: argparse.Namespace) -> tuple[list[int], int]:
             graph_built=True,
             resolution_version=1,
             created_at=t_res,
-        )  # fmt: skip
+        )
         for q in questions
     )
     events: list[Any] = []
@@ -122,8 +189,16 @@ def setup(args: argparse.Namespace) -> tuple[list[int], int]:
         for k in range(args.ref_events):
             title, day = sentence(rng, 6), (t0 + timedelta(days=3 * k)).date()
             titles.append((title, day))
-            events.append(HindsightEvent(graph=graph, key=f"e{k}", title=title, description=sentence(rng, 12),
-                                         occurred_on=day, event_type="Decision"))  # fmt: skip
+            events.append(
+                HindsightEvent(
+                    graph=graph,
+                    key=f"e{k}",
+                    title=title,
+                    description=sentence(rng, 12),
+                    occurred_on=day,
+                    event_type="Decision",
+                )
+            )
         ref_titles.append(titles)
     HindsightEvent.objects.bulk_create(events, batch_size=5000)
     OutcomeImpact.objects.bulk_create(
@@ -131,16 +206,19 @@ def setup(args: argparse.Namespace) -> tuple[list[int], int]:
             OutcomeImpact(event=e, direction="Positive", magnitude=rng.random(), confidence=rng.random())
             for i, e in enumerate(events)
             if i % 3 != 2
-        ),  # fmt: skip
+        ),
         batch_size=5000,
     )
     HindsightEvent.sources.through.objects.bulk_create(
         (
-            HindsightEvent.sources.through(hindsightevent_id=e.pk, article_id=articles[(i // args.ref_events) * n_articles + i % args.ref_events].pk)
+            HindsightEvent.sources.through(
+                hindsightevent_id=e.pk,
+                article_id=articles[(i // args.ref_events) * n_articles + i % args.ref_events].pk,
+            )
             for i, e in enumerate(events)
         ),
         batch_size=5000,
-    )  # fmt: skip
+    )
     forecasts = []
     for qi, q in enumerate(questions):
         titles = ref_titles[qi]
@@ -155,26 +233,36 @@ def setup(args: argparse.Namespace) -> tuple[list[int], int]:
                     day = day + timedelta(days=rng.randint(-9, 9))
                 else:
                     title, day = sentence(rng, 6), (t0 + timedelta(days=rng.randint(0, 90))).date()
-                graph_events.append({"id": f"f{k}", "title": title, "description": sentence(rng, 10),
-                                     "date": day.isoformat()})  # fmt: skip
+                graph_events.append(
+                    {"id": f"f{k}", "title": title, "description": sentence(rng, 10), "date": day.isoformat()}
+                )
             if q.type == Question.Type.BINARY:
                 prediction: dict[str, Any] = {"probability": round(rng.random(), 3)}
             else:
                 raw = [rng.random() + 0.01 for _ in options]
                 prediction = {"probabilities": {o: v / sum(raw) for o, v in zip(options, raw, strict=True)}}
-            forecasts.append(Forecast(agent=agent, question=q, received_at=t0 + timedelta(days=rng.randint(1, 80)),
-                                      prediction=prediction, graph={"events": graph_events, "edges": []}))  # fmt: skip
+            forecasts.append(
+                Forecast(
+                    agent=agent,
+                    question=q,
+                    received_at=t0 + timedelta(days=rng.randint(1, 80)),
+                    prediction=prediction,
+                    graph={"events": graph_events, "edges": []},
+                )
+            )
     Forecast.objects.bulk_create(forecasts, batch_size=5000)
     Forecast.cited_articles.through.objects.bulk_create(
         (
-            Forecast.cited_articles.through(forecast_id=f.pk, article_id=articles[qi * n_articles + rng.randrange(n_articles)].pk)
+            Forecast.cited_articles.through(
+                forecast_id=f.pk, article_id=articles[qi * n_articles + rng.randrange(n_articles)].pk
+            )
             for qi, q in enumerate(questions)
             for f in forecasts[qi * len(agents) : (qi + 1) * len(agents)]
             for _ in range(5)
         ),
         batch_size=10000,
         ignore_conflicts=True,
-    )  # fmt: skip
+    )
     return [q.pk for q in questions], len(forecasts)
 
 
@@ -244,9 +332,11 @@ def main() -> None:
     graded = Grade.objects.filter(forecast__question_id__in=question_ids, is_current=True).count()
     assert graded == n_forecasts, (graded, n_forecasts)
     with_reasoning = Grade.objects.filter(
-        forecast__question_id__in=question_ids, is_current=True, key_event_recall__isnull=False,
+        forecast__question_id__in=question_ids,
+        is_current=True,
+        key_event_recall__isnull=False,
         source_precision__isnull=False,
-    ).count()  # fmt: skip
+    ).count()
 
     floor_seconds, floor_n = numpy_floor(question_ids)
 

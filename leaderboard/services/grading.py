@@ -524,9 +524,7 @@ def grading_request_rerun(*, question_id: int) -> None:
 
 def _take_rerun_request(question_id: int) -> bool:
     return (
-        QuestionGradingState.objects.filter(question_id=question_id, rerun_requested=True).update(
-            rerun_requested=False
-        )
+        QuestionGradingState.objects.filter(question_id=question_id, rerun_requested=True).update(rerun_requested=False)
         == 1
     )
 

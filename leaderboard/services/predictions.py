@@ -374,9 +374,15 @@ def url_variants(url: str) -> tuple[str, ...]:
 
 
 class ArticleResolver:
-    """Maps cited article ids and URLs to Article rows; batch callers prefetch all items in two queries."""
+    """Maps cited article ids and URLs to Article rows; batch callers prefetch all items in two queries.
 
-    def __init__(self) -> None:
+    With ``defer_urls`` the resolver never looks URLs up (``article_for_url`` answers None): a caller
+    that links URLs to articles inside its own INSERT saves that round trip. Cited ids are still
+    checked, since an unknown id is an error.
+    """
+
+    def __init__(self, *, defer_urls: bool = False) -> None:
+        self.defer_urls = defer_urls
         self._known_ids: set[int] = set()
         self._checked_ids: set[int] = set()
         self._url_to_id: dict[str, int] = {}
@@ -395,7 +401,7 @@ class ArticleResolver:
                     text = item.strip()
                     if _DIGITS.fullmatch(text):
                         ids.add(int(text))
-                    elif len(text) <= MAX_URL_CHARS:
+                    elif len(text) <= MAX_URL_CHARS and not self.defer_urls:
                         urls.update(url_variants(text))
         self._load(ids, urls)
 
@@ -415,6 +421,8 @@ class ArticleResolver:
         return article_id in self._known_ids
 
     def article_for_url(self, url: str) -> int | None:
+        if self.defer_urls:
+            return None
         variants = url_variants(url)
         if not self._checked_urls.issuperset(variants):
             self._load(set(), set(variants))

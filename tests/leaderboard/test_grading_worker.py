@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-import pytest
 from django.contrib.auth.models import Group
 
 from grading.models import HindsightEvent
