@@ -2,7 +2,8 @@
 
 A fixed window of ``HINDSIGHT_RATE_LIMIT_WINDOW`` seconds allows ``HINDSIGHT_RATE_LIMIT_REQUESTS``
 requests per API token (per user or client address for requests without a token). The counter is
-an atomic cache increment, so several gunicorn workers on several machines share one budget.
+an atomic cache increment, so several gunicorn workers on several machines share one budget; on
+Redis it costs one round trip per request.
 """
 
 from __future__ import annotations
@@ -12,10 +13,32 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.cache.backends.redis import RedisCache
 from rest_framework.throttling import BaseThrottle
 
 from leaderboard.authentication import AgentPrincipal
+
+
+def _count(key: str, *, timeout: int) -> int:
+    """Add one to the window's counter and return it."""
+    backend = caches[DEFAULT_CACHE_ALIAS]
+    if isinstance(backend, RedisCache):
+        # One round trip: SET NX creates the counter with its expiry, INCR counts; both in a pipeline.
+        # Keys and integer values are stored as Django's cache API would (``cache.get`` reads them).
+        redis_key = backend.make_and_validate_key(key)
+        client = backend._cache.get_client(redis_key, write=True)
+        pipe = client.pipeline(transaction=False)
+        pipe.set(redis_key, 0, ex=timeout, nx=True)
+        pipe.incr(redis_key)
+        return int(pipe.execute()[1])
+    backend.add(key, 0, timeout=timeout)
+    try:
+        return backend.incr(key)
+    except ValueError:
+        # The key expired between add and incr; start the window again.
+        backend.add(key, 1, timeout=timeout)
+        return 1
 
 
 class TokenRateThrottle(BaseThrottle):
@@ -38,13 +61,7 @@ class TokenRateThrottle(BaseThrottle):
         now = time.time()
         window_index = int(now // window)
         key = f"hindsight:ratelimit:{self._ident(request, view)}:{window}:{window_index}"
-        cache.add(key, 0, timeout=window + 5)
-        try:
-            count = cache.incr(key)
-        except ValueError:
-            # The key expired between add and incr; start the window again.
-            cache.add(key, 1, timeout=window + 5)
-            count = 1
+        count = _count(key, timeout=window + 5)
         if count <= limit:
             return True
         self._wait = (window_index + 1) * window - now

@@ -45,8 +45,7 @@ from ingestion.markets import (
 )
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
-from ingestion.services.questions import _clean_question_data as clean_question_data
-from ingestion.services.questions import question_annul, question_resolve, question_unresolve
+from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
 from ingestion.services.sources import PollReport, register_poller
 
 PLATFORM_LABELS: dict[str, str] = {
@@ -455,7 +454,7 @@ def _author_label(platform: str) -> str:
 def _new_question(*, record: MarketRecord, market_id: int, selection: Selection, now: datetime) -> Question:
     """An unsaved question for a selected market, validated exactly as ``question_upsert``
     validates (a ValidationError names the refused field), so it can be inserted in bulk."""
-    values, _, _ = clean_question_data(_question_data(record=record, selection=selection, now=now))
+    values, _, _ = question_data_clean(_question_data(record=record, selection=selection, now=now))
     values.setdefault("origin", Question.Origin.MARKET)
     if "status" not in values:
         # question_upsert's rule for a live question without an explicit status.

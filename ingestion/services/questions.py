@@ -144,7 +144,7 @@ class _Fields:
         self.errors.setdefault(name, []).append(message)
 
 
-def _clean_question_data(data: Mapping[str, Any]) -> tuple[dict[str, Any], Any, datetime | None]:
+def question_data_clean(data: Mapping[str, Any]) -> tuple[dict[str, Any], Any, datetime | None]:
     """Validate one load_questions entry; returns model fields, the raw outcome and resolved_at."""
     out = _Fields()
     if not isinstance(data, Mapping):
@@ -272,7 +272,7 @@ def question_upsert(
 ) -> tuple[Question, bool]:
     """Create or update a question keyed on external_id. Returns (question, changed)."""
     now = now or timezone.now()
-    values, outcome, resolved_at = _clean_question_data(data)
+    values, outcome, resolved_at = question_data_clean(data)
     values.setdefault("origin", origin)
     if "status" not in values:
         values["status"] = (

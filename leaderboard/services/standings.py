@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import Avg, Count, F, Q
 from django.db.models.functions import Exp, Power
@@ -325,6 +326,20 @@ def _rows_of(results: Sequence[ViewResult], now: datetime) -> list[tuple[Any, ..
 
 # ------------------------------------------------------------------------------------ services
 
+_VERSION_KEY = "standings:version"
+
+
+def standings_version() -> int:
+    """A number that changes whenever standings are written (cache keys of rendered tables use it)."""
+    return int(cache.get_or_set(_VERSION_KEY, 1, None) or 1)
+
+
+def _bump_version() -> None:
+    try:
+        cache.incr(_VERSION_KEY)
+    except ValueError:
+        cache.set(_VERSION_KEY, 2, None)
+
 
 def min_ranked_n() -> int:
     return int(settings.HINDSIGHT_MIN_RANKED_N)
@@ -346,6 +361,10 @@ def standings_rebuild(*, now: datetime | None = None, bootstrap: bool = True) ->
     rows = _rows_of(results, now)
     Standing.objects.all().delete()
     _insert(rows)
+    # Bumped now (this process sees its own writes) and again at commit (so nobody caches old rows
+    # under the new version in between).
+    _bump_version()
+    transaction.on_commit(_bump_version)
     seconds = (timezone.now() - started).total_seconds()
     return RebuildResult(views=len(views), rows=len(rows), grades=len(table), seconds=seconds)
 
@@ -385,6 +404,10 @@ def standings_update_for_questions(*, question_ids: Sequence[int], now: datetime
         _insert([_values(result.view, row, None, now) for row in result.rows])
         written += len(result.rows)
         _rerank(result.view, min_n=min_n)
+    # Bumped now (this process sees its own writes) and again at commit (so nobody caches old rows
+    # under the new version in between).
+    _bump_version()
+    transaction.on_commit(_bump_version)
     seconds = (timezone.now() - started).total_seconds()
     return RebuildResult(views=len(views), rows=written, grades=len(table), seconds=seconds)
 
@@ -429,4 +452,5 @@ __all__ = [
     "resolution_times",
     "standings_rebuild",
     "standings_update_for_questions",
+    "standings_version",
 ]

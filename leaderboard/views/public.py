@@ -38,6 +38,7 @@ from leaderboard.selectors.standings import (
     top_agents,
 )
 
+LEADERBOARD_CACHE_SECONDS = 30
 REVEALED = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
     Q(forecast__question__track=Question.Track.LIVE) | Q(forecast__question__outcome_published_at__isnull=False)
 )
@@ -96,21 +97,17 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         toggled["contamination"] = "off"
     else:
         toggled.pop("contamination", None)
-    return render(
-        request,
-        "leaderboard/leaderboard.html",
-        {
-            "page": page,
-            "rows": rows,
-            "base_rows": base_rows,
-            "columns": [(m, METRIC_LABELS[m]) for m in page.columns],
-            "choices": filter_choices(),
-            "params": params,
-            "toggle_query": "&".join(f"{k}={v}" for k, v in toggled.items()),
-            "base_query": "&".join(f"{k}={v}" for k, v in params.items()),
-            "min_n": settings.HINDSIGHT_MIN_RANKED_N,
-        },
-    )
+    return {
+        "page": page,
+        "rows": rows,
+        "base_rows": base_rows,
+        "columns": [(m, METRIC_LABELS[m]) for m in page.columns],
+        "choices": filter_choices(),
+        "params": params,
+        "toggle_query": "&".join(f"{k}={v}" for k, v in toggled.items()),
+        "base_query": "&".join(f"{k}={v}" for k, v in params.items()),
+        "min_n": settings.HINDSIGHT_MIN_RANKED_N,
+    }
 
 
 def _export_rows(request: HttpRequest) -> tuple[Any, list[dict[str, Any]]] | HttpResponse:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
 from ingestion.models import Market, PricePoint, Question, Resolution
 from leaderboard.models import Agent, Forecast, Grade
@@ -22,9 +21,21 @@ class World:
     open_question: Question
 
 
-def grade(agent: Agent, question: Question, p: float, *, outcome: bool, contaminated: bool = False, market_p: float | None = None, at: datetime | None = None) -> Grade:
+def grade(
+    agent: Agent,
+    question: Question,
+    p: float,
+    *,
+    outcome: bool,
+    contaminated: bool = False,
+    market_p: float | None = None,
+    at: datetime | None = None,
+) -> Grade:
     forecast = Forecast.objects.create(
-        agent=agent, question=question, received_at=at or question.open_at + timedelta(days=1), prediction={"probability": p}
+        agent=agent,
+        question=question,
+        received_at=at or question.open_at + timedelta(days=1),
+        prediction={"probability": p},
     )
     y = 1.0 if outcome else 0.0
     p_y = p if outcome else 1 - p
@@ -51,7 +62,9 @@ def grade(agent: Agent, question: Question, p: float, *, outcome: bool, contamin
 
 
 def resolve(question: Question, outcome: bool, at: datetime) -> None:
-    Resolution.objects.create(question=question, version=1, kind=Resolution.Kind.RESOLVE, outcome=outcome, resolved_at=at, created_at=at)
+    Resolution.objects.create(
+        question=question, version=1, kind=Resolution.Kind.RESOLVE, outcome=outcome, resolved_at=at, created_at=at
+    )
     question.status = Question.Status.RESOLVED
     question.save(update_fields=["status"])
 
@@ -85,11 +98,17 @@ def build_world(n_questions: int = 6) -> World:
         open_at=T0 - timedelta(days=60),
         close_at=T0 - timedelta(days=30),
     )
-    Resolution.objects.create(question=hidden, version=1, kind=Resolution.Kind.RESOLVE, outcome=True, resolved_at=T0 - timedelta(days=29), note="SECRET-NOTE", created_at=T0)
+    Resolution.objects.create(
+        question=hidden,
+        version=1,
+        kind=Resolution.Kind.RESOLVE,
+        outcome=True,
+        resolved_at=T0 - timedelta(days=29),
+        note="SECRET-NOTE",
+        created_at=T0,
+    )
     hidden.status = Question.Status.RESOLVED
     hidden.save(update_fields=["status"])
     grade(good, hidden, 0.77, outcome=True)
     open_q = QuestionFactory(title="Will the open thing happen?", status=Question.Status.OPEN)
     return World(agents=[good, bad, nocut], live=live, replay_hidden=hidden, open_question=open_q)
-
-

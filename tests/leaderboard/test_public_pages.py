@@ -22,7 +22,11 @@ def test_pages_render_with_data(client, owner, settings) -> None:
     settings.HINDSIGHT_MIN_RANKED_N = 3
     world = build_world()
     standings_rebuild()
-    for url in [*PAGES, "/leaderboard/?contamination=off&sort=-accuracy", "/leaderboard/?from=2026-01-20&to=2026-02-10"]:
+    for url in [
+        *PAGES,
+        "/leaderboard/?contamination=off&sort=-accuracy",
+        "/leaderboard/?from=2026-01-20&to=2026-02-10",
+    ]:
         response = client.get(url)
         assert response.status_code == 200, url
     board = client.get("/leaderboard/").content.decode()

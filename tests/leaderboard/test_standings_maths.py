@@ -28,13 +28,17 @@ def rec(agent: int, question: int, brier: float | None, **kw: object) -> dict[st
     return out
 
 
-def run(records: list[dict[str, object]], view: View = View(), *, min_n: int = 1, questions: QuestionTable | None = None):
+def run(
+    records: list[dict[str, object]], view: View | None = None, *, min_n: int = 1, questions: QuestionTable | None = None
+):
     table = GradeTable.from_records(records)
-    return compute_views(table, questions or QuestionTable.empty(), [view], min_n=min_n)[0]
+    return compute_views(table, questions or QuestionTable.empty(), [view or View()], min_n=min_n)[0]
 
 
 def test_ranks_lower_brier_first_and_ties_share_a_rank() -> None:
-    records = [rec(1, q, 0.1) for q in range(3)] + [rec(2, q, 0.1) for q in range(3)] + [rec(3, q, 0.3) for q in range(3)]
+    records = (
+        [rec(1, q, 0.1) for q in range(3)] + [rec(2, q, 0.1) for q in range(3)] + [rec(3, q, 0.3) for q in range(3)]
+    )
     result = run(records)
     ranks = {r.agent_id: r.rank for r in result.rows}
     assert result.rank_metric == "brier"
@@ -73,9 +77,39 @@ def test_bootstrap_interval_width_matches_standard_error() -> None:
 
 def test_view_filters_by_track_type_domain_origin_horizon_and_window() -> None:
     records = [
-        rec(1, 1, 0.1, track="live", qtype="binary", domain="politics", origin="market", horizon_days=3, resolved_at=100.0),
-        rec(1, 2, 0.3, track="replay", qtype="binary", domain="economy", origin="news", horizon_days=60, resolved_at=200.0),
-        rec(1, 3, 0.5, track="live", qtype="multiple_choice", domain="politics", origin="news", horizon_days=20, resolved_at=300.0),
+        rec(
+            1,
+            1,
+            0.1,
+            track="live",
+            qtype="binary",
+            domain="politics",
+            origin="market",
+            horizon_days=3,
+            resolved_at=100.0,
+        ),
+        rec(
+            1,
+            2,
+            0.3,
+            track="replay",
+            qtype="binary",
+            domain="economy",
+            origin="news",
+            horizon_days=60,
+            resolved_at=200.0,
+        ),
+        rec(
+            1,
+            3,
+            0.5,
+            track="live",
+            qtype="multiple_choice",
+            domain="politics",
+            origin="news",
+            horizon_days=20,
+            resolved_at=300.0,
+        ),
     ]
     assert run(records, View(track="live")).rows[0].n == 2
     assert run(records, View(question_type="multiple_choice")).rows[0].metrics["brier"].mean == 0.5

@@ -10,16 +10,25 @@ from django.core.management import call_command
 
 from leaderboard.models import Grade, Standing
 from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
-from tests.leaderboard.standings_data import build_world, grade, resolve
 from tests.factories import QuestionFactory
+from tests.leaderboard.standings_data import build_world, grade, resolve
 
 pytestmark = pytest.mark.django_db
 
 
 def view_rows(**kw: object) -> dict[str, Standing]:
-    base = {"track": "all", "question_type": "", "domain": "", "origin": "", "horizon": "", "contamination_filter": True}
+    base = {
+        "track": "all",
+        "question_type": "",
+        "domain": "",
+        "origin": "",
+        "horizon": "",
+        "contamination_filter": True,
+    }
     base.update(kw)
-    return {(s.agent.slug if s.agent else s.baseline): s for s in Standing.objects.filter(**base).select_related("agent")}
+    return {
+        (s.agent.slug if s.agent else s.baseline): s for s in Standing.objects.filter(**base).select_related("agent")
+    }
 
 
 def test_rebuild_ranks_agents_and_adds_baselines(settings) -> None:
@@ -44,7 +53,9 @@ def test_rebuild_is_idempotent_and_command_reports(settings) -> None:
     call_command("rebuild_standings", stdout=out)
     first = sorted(Standing.objects.values_list("track", "domain", "agent_id", "baseline", "rank", "brier_lo"), key=str)
     call_command("rebuild_standings", stdout=out)
-    second = sorted(Standing.objects.values_list("track", "domain", "agent_id", "baseline", "rank", "brier_lo"), key=str)
+    second = sorted(
+        Standing.objects.values_list("track", "domain", "agent_id", "baseline", "rank", "brier_lo"), key=str
+    )
     assert first == second
     assert "Rebuilt standings" in out.getvalue()
 
@@ -67,7 +78,19 @@ def test_incremental_update_matches_full_rebuild(settings) -> None:
     resolve(q, True, q.open_at + timedelta(days=3))
     grade(world.agents[1], q, 0.99, outcome=True)
     standings_update_for_questions(question_ids=[q.pk])
-    fields = ("track", "question_type", "domain", "origin", "horizon", "contamination_filter", "agent_id", "baseline", "rank", "n", "brier")
+    fields = (
+        "track",
+        "question_type",
+        "domain",
+        "origin",
+        "horizon",
+        "contamination_filter",
+        "agent_id",
+        "baseline",
+        "rank",
+        "n",
+        "brier",
+    )
     incremental = sorted(Standing.objects.values_list(*fields), key=str)
     standings_rebuild()
     full = sorted(Standing.objects.values_list(*fields), key=str)
