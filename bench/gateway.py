@@ -151,10 +151,22 @@ def _copy_chunks(job: tuple[dict[str, Any], list[int], int, int, int]) -> int:
         cur.execute("SET synchronous_commit = off")
         for index in indexes:
             with conn.transaction(), cur.copy(COPY_SQL) as copy:
-                for offset, (title, summary, body, published) in enumerate(generate_chunk(index, n, seed, vocab, probs)):
+                for offset, (title, summary, body, published) in enumerate(
+                    generate_chunk(index, n, seed, vocab, probs)
+                ):
                     i = index * CHUNK + offset
                     copy.write_row(
-                        (f"https://bench.example.org/{i}", title, summary, body, "", "en", published, fetched, f"{i:064x}")
+                        (
+                            f"https://bench.example.org/{i}",
+                            title,
+                            summary,
+                            body,
+                            "",
+                            "en",
+                            published,
+                            fetched,
+                            f"{i:064x}",
+                        )
                     )
                     loaded += 1
     return loaded

@@ -33,6 +33,7 @@ Only ``httpx`` (and ``openai`` for the LLM mode) are needed; nothing from Hindsi
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -45,28 +46,18 @@ from typing import Any
 import httpx
 
 STOPWORDS = set(
-    """a about after all an and any are as at be before between by can did do does for from has have how
-    in into is it its of on or over that the their this to towards under until was what when which while
-    who will with would fictional coded take month many open report""".split()
+    ["a", "about", "after", "all", "an", "and", "any", "are", "as", "at", "be", "before", "between", "by", "can", "did", "do", "does", "for", "from", "has", "have", "how", "in", "into", "is", "it", "its", "of", "on", "or", "over", "that", "the", "their", "this", "to", "towards", "under", "until", "was", "what", "when", "which", "while", "who", "will", "with", "would", "fictional", "coded", "take", "month", "many", "open", "report"]
 )
 GOOD = set(
-    """approve approves approved pass passes win wins won agree agrees agreed launch launches launched
-    confirm confirms confirmed sign signs signed succeed succeeds success complete completes completed
-    secure secures secured back backs backed endorse endorses endorsed clear clears cleared accept
-    accepts accepted grant grants granted finish finishes ahead early gain gains gains leads lead
-    surge surges reopen reopens praise praises cooperation aid deal passes record""".split()
+    ["approve", "approves", "approved", "pass", "passes", "win", "wins", "won", "agree", "agrees", "agreed", "launch", "launches", "launched", "confirm", "confirms", "confirmed", "sign", "signs", "signed", "succeed", "succeeds", "success", "complete", "completes", "completed", "secure", "secures", "secured", "back", "backs", "backed", "endorse", "endorses", "endorsed", "clear", "clears", "cleared", "accept", "accepts", "accepted", "grant", "grants", "granted", "finish", "finishes", "ahead", "early", "gain", "gains", "gains", "leads", "lead", "surge", "surges", "reopen", "reopens", "praise", "praises", "cooperation", "aid", "deal", "passes", "record"]
 )
 BAD = set(
-    """reject rejects rejected fail fails failed delay delays delayed block blocks blocked oppose opposes
-    opposed halt halts halted strike withdraw withdraws withdrawn refuses refuse warn warns suspend
-    suspends stall stalls stalled postpone postpones postponed cancel cancels cancelled shortage
-    slows cracks flood scandal slips gaffe accuses threatens sanctions detains denounces defies
-    closes closure misses loses drop drops cut cuts""".split()
+    ["reject", "rejects", "rejected", "fail", "fails", "failed", "delay", "delays", "delayed", "block", "blocks", "blocked", "oppose", "opposes", "opposed", "halt", "halts", "halted", "strike", "withdraw", "withdraws", "withdrawn", "refuses", "refuse", "warn", "warns", "suspend", "suspends", "stall", "stalls", "stalled", "postpone", "postpones", "postponed", "cancel", "cancels", "cancelled", "shortage", "slows", "cracks", "flood", "scandal", "slips", "gaffe", "accuses", "threatens", "sanctions", "detains", "denounces", "defies", "closes", "closure", "misses", "loses", "drop", "drops", "cut", "cuts"]
 )
 MONTHS = {
     m: i
     for i, m in enumerate(
-        "january february march april may june july august september october november december".split(), 1
+        ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], 1
     )
 }
 
@@ -163,7 +154,7 @@ def forecast_graph(evidence: Evidence, limit: int = 12) -> dict[str, Any]:
             "strength": 0.5 if cue_balance(a["title"]) >= 0 else -0.5,
             "confidence": 0.6,
         }
-        for a, b in zip(events, events[1:], strict=False)
+        for a, b in itertools.pairwise(events)
     ]
     return {"events": events, "edges": edges}
 

@@ -173,8 +173,8 @@ class GradeTable:
     def from_columns(
         cls,
         *,
-        agent: Sequence[int],
-        question: Sequence[int],
+        agent: Any,
+        question: Any,
         track: Sequence[str],
         qtype: Sequence[str],
         domain: Sequence[str],
@@ -682,8 +682,8 @@ def _baseline_rows(
             if values is None:
                 metrics[metric] = MetricValue(None, 0)
                 continue
-            present = values[~np.isnan(values)]
-            metrics[metric] = MetricValue(float(present.mean()) if present.size else None, int(present.size))
+            kept = values[~np.isnan(values)]
+            metrics[metric] = MetricValue(float(kept.mean()) if kept.size else None, int(kept.size))
         n = metrics["brier"].n
         if n == 0:
             continue
@@ -755,7 +755,8 @@ def materialised_views(table: GradeTable) -> list[View]:
                 for code in present:
                     if not table.labels[dimension][int(code)]:
                         continue  # no value recorded: only reachable through the unfiltered view
-                    views.append(replace(base, **{attr: table.labels[dimension][int(code)]}))
+                    changes: dict[str, Any] = {attr: table.labels[dimension][int(code)]}
+                    views.append(replace(base, **changes))
     return views
 
 

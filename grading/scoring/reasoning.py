@@ -115,6 +115,9 @@ class MatcherSettings:
     bm25_normalisation: str = "self"
     text_fields: str = "title+description"
     version: str = MATCHER_VERSION
+    # "hybrid" (the paper's primary lexical matcher) or "semantic" (the optional all-MiniLM-L6-v2
+    # cosine matcher of grading.scoring.semantic; the BM25/token-F1 weights then do not apply).
+    matcher: str = "hybrid"
 
     def __post_init__(self) -> None:
         if self.bm25_weight < 0 or self.token_f1_weight < 0:
@@ -131,6 +134,8 @@ class MatcherSettings:
             raise ValueError(f"unsupported bm25_normalisation {self.bm25_normalisation!r}")
         if self.text_fields not in ("title+description", "title"):
             raise ValueError(f"unsupported text_fields {self.text_fields!r}")
+        if self.matcher not in ("hybrid", "semantic"):
+            raise ValueError(f"unsupported matcher {self.matcher!r} (expected 'hybrid' or 'semantic')")
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

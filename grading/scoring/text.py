@@ -20,7 +20,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["STOPWORDS", "normalise_text", "token_f1", "tokenize"]
+__all__ = ["STOPWORDS", "normalise_text", "token_f1", "tokenize", "tokenize_many"]
 
 # A compact English stop-word list: function words only. Negations ("no", "not", "nor") are kept as
 # tokens because they change what an event says.
@@ -61,6 +61,34 @@ def tokenize(text: str, *, drop_stopwords: bool = True) -> list[str]:
     if drop_stopwords:
         return [t for t in tokens if t not in STOPWORDS]
     return tokens
+
+
+# Batch tokenising joins the texts with NUL, which the ASCII table turns into a token of its own
+# (every other separator becomes a space): one pass of each string method for the whole batch.
+_SEPARATOR = "\x00"
+_BATCH_TABLE = {**_ASCII_TABLE, 0: f" {_SEPARATOR} "}
+
+
+def tokenize_many(texts: Sequence[str], *, drop_stopwords: bool = True) -> list[list[str]]:
+    """``[tokenize(t) for t in texts]``, faster for many short texts (the same tokens, always)."""
+    out: list[list[str]] = [[] for _ in texts]
+    # Non-ASCII text takes per-text rules (NFKC, casefold), and a NUL in a text would be ambiguous.
+    batch = [i for i, t in enumerate(texts) if t.isascii() and _SEPARATOR not in t]
+    for i in set(range(len(texts))).difference(batch):
+        out[i] = tokenize(texts[i], drop_stopwords=drop_stopwords)
+    if not batch:
+        return out
+    # The acronym rule cannot cross a text boundary: NUL is neither a letter nor a dot.
+    joined = _SEPARATOR.join([texts[i] for i in batch])
+    stop = STOPWORDS if drop_stopwords else frozenset()
+    slots = iter(batch)
+    current = out[next(slots)]
+    for token in normalise_text(joined).translate(_BATCH_TABLE).split():
+        if token == _SEPARATOR:
+            current = out[next(slots)]
+        elif token not in stop:
+            current.append(token)
+    return out
 
 
 def token_f1(predicted: Sequence[str], gold: Sequence[str]) -> float:

@@ -966,8 +966,8 @@ class _Builder:
         # Direction toward the resolved outcome: helping the winner or hurting a rival is Positive.
         resolved: list[HiddenEvent] = []
         for e in events:
-            cand, sign = e.target.rsplit(":", 1)
-            helps = (cand == winner) == (int(sign) > 0)
+            name, direction_sign = e.target.rsplit(":", 1)
+            helps = (name == winner) == (int(direction_sign) > 0)
             resolved.append(_replace_direction(e, "Positive" if helps else "Negative"))
         o_title = f"{winner} wins {country} presidential election"
         resolved.append(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import itertools
 import json
 import threading
 from collections.abc import Callable
@@ -69,7 +70,7 @@ class WorldPublisher:
         # Feeds carry recent items only, as real ones do; the window outlasts the longest gap
         # between the clock's stops, so a poller at every stop misses nothing.
         stops = [world.start, *world.checkpoints, world.end]
-        self.feed_window = max(b - a for a, b in zip(stops, stops[1:], strict=False)) + timedelta(days=2)
+        self.feed_window = max(b - a for a, b in itertools.pairwise(stops)) + timedelta(days=2)
 
     # -- news
     def _entries(self, slug: str, now: datetime) -> list[ArticleItem]:
@@ -423,7 +424,7 @@ class _Handler(BaseHTTPRequestHandler):
     publisher: WorldPublisher
     server_version = "HindsightSampleWorld/1.0"
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server hook name
+    def do_GET(self) -> None:
         split = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(split.query).items()}
         try:
@@ -444,7 +445,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+    def log_message(self, format: str, *args: Any) -> None:
         return
 
 

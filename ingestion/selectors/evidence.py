@@ -5,15 +5,22 @@ paginates over an item dated at or after it, nor over an item without a date. Fu
 is one API over two engines: PostgreSQL (a generated, weighted ``tsvector`` column with a GIN
 index, ``websearch_to_tsquery`` and ``ts_rank_cd``) and SQLite (an FTS5 table kept in sync by
 triggers, ``bm25()`` and ``snippet()``); both are created by migration ``0002_article_search``.
+
+Search ranks a bounded candidate set so that its cost does not grow with the corpus: the
+SEARCH_CANDIDATES most recent matches published before as_of (all of them when there are fewer,
+which is the usual case for a query of two or more words). A broad query that matches more
+gets the best of its 1,000 most recent matches, a total of 1,000 flagged ``total_is_exact=False``,
+and pages up to that point; an older match can only be reached by narrowing the query.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import connection
@@ -23,6 +30,12 @@ from ingestion.models import Article, Market, PricePoint, StructuredEvent
 from ingestion.reference_data import cameo_children, cameo_first_level, cameo_second_level
 
 SEARCH_MAX_LIMIT = 50
+# A search ranks at most this many matches: the most recent ones before as_of (see
+# _pg_recent_candidates). Up to it, totals are exact; beyond it, total is this lower bound.
+SEARCH_CANDIDATES = 1000
+# Date windows are sized to hold this many times the matches still wanted, at the estimated density.
+_WINDOW_MARGIN = 1.5
+_MAX_WINDOWS = 6
 SNIPPET_OPEN = "\x02"
 SNIPPET_CLOSE = "\x03"
 # The SQLite FTS5 objects; the migration creates them and _sqlite_ensure_fts() heals them.
@@ -105,8 +118,12 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class SearchPage:
+    """One page of results; total counts every visible match unless total_is_exact is False,
+    in which case more than SEARCH_CANDIDATES matched and total is that lower bound."""
+
     total: int
     results: list[SearchResult] = field(default_factory=list)
+    total_is_exact: bool = True
 
 
 def _clamp_page(limit: int, offset: int) -> tuple[int, int]:
@@ -128,6 +145,8 @@ def articles_search(*, query: str, as_of: datetime, limit: int = 10, offset: int
 
     ``query`` uses web-search syntax on both engines: words are ANDed, ``"a phrase"``, ``or``,
     and ``-word`` to exclude. limit is capped at SEARCH_MAX_LIMIT; a negative offset is an error.
+    Results are the candidates (the SEARCH_CANDIDATES most recent matches) in relevance order;
+    ``total`` counts them and is exact unless ``total_is_exact`` is False (more matched).
     """
     return _articles_search(query=query, as_of=require_aware(as_of), limit=limit, offset=offset)
 
@@ -162,43 +181,114 @@ def _row_result(row: tuple[Any, ...], snippet: str | None) -> SearchResult:
     )
 
 
-def _search_postgresql(query: str, as_of: datetime | None, limit: int, offset: int) -> SearchPage:
-    date_filter = "AND a.published_at IS NOT NULL AND a.published_at < %(as_of)s" if as_of is not None else ""
-    # Ranking every match is unavoidable, so the total rides along as a window count; the
-    # expensive headline is computed for the page's rows only, in the outer query.
-    sql = f"""
-        WITH q AS (SELECT websearch_to_tsquery('english', %(q)s) AS tsq),
-        page AS (
-            SELECT a.id, ts_rank_cd(a.search_vector, q.tsq) AS score, count(*) OVER () AS total
-            FROM ingestion_article a, q
-            WHERE a.search_vector @@ q.tsq {date_filter}
-            ORDER BY score DESC, a.id DESC
-            LIMIT %(limit)s OFFSET %(offset)s
-        )
-        SELECT a.id, a.title, a.url, s.name, a.published_at, page.score, page.total,
-               ts_headline('english',
-                   concat_ws(' — ', a.title, nullif(a.summary, ''), nullif(left(a.body, 4000), '')),
-                   q.tsq,
-                   'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=35, MinWords=15, '
-                   || 'MaxFragments=2, FragmentDelimiter=" … "')
-        FROM page JOIN ingestion_article a ON a.id = page.id
-        LEFT JOIN ingestion_source s ON s.id = a.source_id, q
-        ORDER BY page.score DESC, a.id DESC
+def _seconds(value: float) -> timedelta:
+    return timedelta(seconds=min(value, 1e12))  # far beyond any corpus; keeps timedelta in range
+
+
+def _pg_match_estimate(cursor: Any, query: str) -> float:
+    """The planner's estimate of how many articles match the query, from the column statistics.
+
+    Costs one plan (no execution). Used only to size the first date window; a wrong estimate
+    costs extra windows or extra heap visits, never a wrong answer.
     """
-    params = {"q": query, "as_of": as_of, "limit": limit, "offset": offset}
+    cursor.execute(
+        "EXPLAIN (FORMAT JSON) SELECT 1 FROM ingestion_article "
+        "WHERE search_vector @@ websearch_to_tsquery('english', %s)",
+        [query],
+    )
+    plan = cursor.fetchone()[0]
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return float(plan[0]["Plan"]["Plan Rows"])
+
+
+def _pg_recent_candidates(cursor: Any, query: str, as_of: datetime | None) -> list[tuple[int, float]]:
+    """(id, ts_rank_cd score) of the SEARCH_CANDIDATES + 1 most recent matches before as_of, newest first.
+
+    Ranking every match needs every match's tsvector, and a single GIN scan also visits the heap
+    of every match just to test its date; a common word matches a large share of the corpus, so
+    both grow with the corpus. Instead the search walks back from as_of in half-open date
+    windows [lo, hi): each ANDs the GIN bitmap with the published_at B-tree range, so only the
+    matches inside the window are visited, and only the rows kept are ranked. The first window
+    is sized from the planner's match estimate, later ones from the density actually found, and
+    the last has no lower bound. Windows partition time and each is read newest first, so the
+    concatenation is exactly the most recent matches, in order; a wrong estimate costs time,
+    never a different answer.
+
+    as_of=None (the benchmark's baseline only) anchors the windows just after the newest article
+    and lets the last window include undated articles too.
+    """
+    want = SEARCH_CANDIDATES + 1
+    cursor.execute("SELECT min(published_at), max(published_at) FROM ingestion_article")
+    oldest, newest = cursor.fetchone()
+    if oldest is None:
+        if as_of is not None:
+            return []
+        oldest = newest = datetime.now(UTC)
+    hi = top = as_of if as_of is not None else newest + timedelta(microseconds=1)
+    if hi <= oldest and as_of is not None:
+        return []
+    corpus_span = max((newest - oldest).total_seconds(), 1.0)
+    density = max(_pg_match_estimate(cursor, query), 1.0) / corpus_span  # matches per second
+    span = _seconds(_WINDOW_MARGIN * want / density)
+    found: list[tuple[int, float]] = []
+    for attempt in range(_MAX_WINDOWS):
+        lo = None if span >= hi - oldest or attempt == _MAX_WINDOWS - 1 else hi - span
+        bounds = "a.published_at < %(hi)s"
+        if lo is not None:
+            bounds += " AND a.published_at >= %(lo)s"
+        elif as_of is None:
+            bounds = "(a.published_at < %(hi)s OR a.published_at IS NULL)"
+        # Only the rows kept are ranked, and the sort carries (ctid, id, date) rather than whole
+        # vectors; the join by ctid re-reads each kept row from the heap page just visited.
+        cursor.execute(
+            f"""SELECT c.id, ts_rank_cd(r.search_vector, websearch_to_tsquery('english', %(q)s))
+                FROM (SELECT a.ctid AS tid, a.id, a.published_at FROM ingestion_article a
+                      WHERE a.search_vector @@ websearch_to_tsquery('english', %(q)s) AND {bounds}
+                      ORDER BY a.published_at DESC, a.id DESC LIMIT %(n)s) c
+                JOIN ingestion_article r ON r.ctid = c.tid
+                ORDER BY c.published_at DESC, c.id DESC""",
+            {"q": query, "hi": hi, "lo": lo, "n": want - len(found)},
+        )
+        found.extend((pk, float(score)) for pk, score in cursor.fetchall())
+        if len(found) >= want or lo is None:
+            break
+        covered = max((top - lo).total_seconds(), 1.0)
+        # Re-size from what the windows so far actually held; an empty stretch only says the
+        # density is below one match per covered span.
+        density = len(found) / covered if found else min(density, 1.0 / covered) / 4
+        span = max(2 * span, _seconds(_WINDOW_MARGIN * (want - len(found)) / density))
+        hi = lo
+    return found
+
+
+def _search_postgresql(query: str, as_of: datetime | None, limit: int, offset: int) -> SearchPage:
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-        if rows:
-            total = int(rows[0][6])
-        else:
-            count_sql = f"""
-                SELECT count(*) FROM ingestion_article a
-                WHERE a.search_vector @@ websearch_to_tsquery('english', %(q)s) {date_filter}
-            """
-            cursor.execute(count_sql, params)
-            total = int(cursor.fetchone()[0])
-    return SearchPage(total=total, results=[_row_result(r, r[7]) for r in rows])
+        candidates = _pg_recent_candidates(cursor, query, as_of)
+        exact = len(candidates) <= SEARCH_CANDIDATES
+        ranked = sorted(candidates[:SEARCH_CANDIDATES], key=lambda c: (-c[1], -c[0]))
+        page = ranked[offset : offset + limit]
+        if not page:
+            return SearchPage(total=len(ranked), total_is_exact=exact)
+        # The date condition is repeated so that no id can reach the page without passing it here.
+        date_filter = "AND a.published_at IS NOT NULL AND a.published_at < %(as_of)s" if as_of is not None else ""
+        cursor.execute(
+            f"""
+            WITH q AS (SELECT websearch_to_tsquery('english', %(q)s) AS tsq)
+            SELECT a.id, a.title, a.url, s.name, a.published_at,
+                   ts_headline('english',
+                       concat_ws(' — ', a.title, nullif(a.summary, ''), nullif(left(a.body, 4000), '')),
+                       q.tsq,
+                       'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=35, MinWords=15, '
+                       || 'MaxFragments=2, FragmentDelimiter=" … "')
+            FROM ingestion_article a LEFT JOIN ingestion_source s ON s.id = a.source_id, q
+            WHERE a.id = ANY(%(ids)s) AND a.search_vector @@ q.tsq {date_filter}
+            """,
+            {"q": query, "as_of": as_of, "ids": [pk for pk, _ in page]},
+        )
+        rows = {row[0]: row for row in cursor.fetchall()}
+    results = [_row_result((*rows[pk][:5], score), rows[pk][5]) for pk, score in page if pk in rows]
+    return SearchPage(total=len(ranked), total_is_exact=exact, results=results)
 
 
 _WEB_TOKEN = re.compile(r'(-?)"([^"]*)"?|(\S+)')
@@ -260,6 +350,11 @@ def _sqlite_ensure_fts(cursor: Any) -> None:
 
 
 def _search_sqlite(query: str, as_of: datetime | None, limit: int, offset: int) -> SearchPage:
+    """The same contract as on PostgreSQL: bm25 over the SEARCH_CANDIDATES most recent matches.
+
+    The FTS5 subquery yields matching rowids only (no ranking), the published_at index orders
+    them newest first, and bm25() and snippet() then run on the kept rows alone.
+    """
     expression = fts5_query(query)
     if expression is None:
         return SearchPage(total=0)
@@ -268,39 +363,45 @@ def _search_sqlite(query: str, as_of: datetime | None, limit: int, offset: int) 
     if as_of is not None:
         date_filter = "AND a.published_at IS NOT NULL AND a.published_at < %s"
         params.append(connection.ops.adapt_datetimefield_value(as_of))
-    matches = f"""
-        FROM {FTS_TABLE} JOIN ingestion_article a ON a.id = {FTS_TABLE}.rowid
-        WHERE {FTS_TABLE} MATCH %s {date_filter}
-    """
     with connection.cursor() as cursor:
         _sqlite_ensure_fts(cursor)
-        # bm25() is not allowed beside a window function, so it is computed in a subquery.
         cursor.execute(
-            f"""SELECT id, rank, count(*) OVER () FROM (SELECT a.id AS id, {_BM25} AS rank {matches})
-                ORDER BY rank, id DESC LIMIT %s OFFSET %s""",
-            [*params, limit, offset],
+            f"""SELECT a.id FROM ingestion_article a
+                WHERE a.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s) {date_filter}
+                ORDER BY a.published_at DESC, a.id DESC LIMIT %s""",
+            [*params, SEARCH_CANDIDATES + 1],
         )
-        page = cursor.fetchall()
+        candidates = [row[0] for row in cursor.fetchall()]
+        exact = len(candidates) <= SEARCH_CANDIDATES
+        candidates = candidates[:SEARCH_CANDIDATES]
+        if not candidates:
+            return SearchPage(total=0)
+        cursor.execute(
+            f"""SELECT rowid, {_BM25} FROM {FTS_TABLE}
+                WHERE {FTS_TABLE} MATCH %s AND rowid IN (SELECT value FROM json_each(%s))""",
+            [expression, json.dumps(candidates)],
+        )
+        # bm25() is lower for better matches; the API's score is higher for better ones.
+        ranked = sorted(((pk, -float(rank)) for pk, rank in cursor.fetchall()), key=lambda c: (-c[1], -c[0]))
+        page = ranked[offset : offset + limit]
         if not page:
-            cursor.execute(f"SELECT count(*) {matches}", params)
-            return SearchPage(total=int(cursor.fetchone()[0]))
-        ids = [r[0] for r in page]
-        marks = ", ".join("%s" for _ in ids)
+            return SearchPage(total=len(candidates), total_is_exact=exact)
         # snippet() needs the MATCH context, so it runs again restricted to the page's rows only.
         cursor.execute(
             f"""SELECT {FTS_TABLE}.rowid, a.title, a.url, s.name, a.published_at,
                        snippet({FTS_TABLE}, -1, char(2), char(3), ' … ', 24)
                 FROM {FTS_TABLE} JOIN ingestion_article a ON a.id = {FTS_TABLE}.rowid
                 LEFT JOIN ingestion_source s ON s.id = a.source_id
-                WHERE {FTS_TABLE} MATCH %s AND {FTS_TABLE}.rowid IN ({marks})""",
-            [expression, *ids],
+                WHERE {FTS_TABLE} MATCH %s AND {FTS_TABLE}.rowid IN (SELECT value FROM json_each(%s)) {date_filter}""",
+            [expression, json.dumps([pk for pk, _ in page]), *params[1:]],
         )
         details = {r[0]: r for r in cursor.fetchall()}
     results = []
-    for pk, rank, _total in page:
-        _, title, url, source, published_at, snippet = details[pk]
-        results.append(_row_result((pk, title, url, source, published_at, -rank), snippet))
-    return SearchPage(total=int(page[0][2]), results=results)
+    for pk, score in page:
+        if pk in details:
+            _, title, url, source, published_at, snippet = details[pk]
+            results.append(_row_result((pk, title, url, source, published_at, score), snippet))
+    return SearchPage(total=len(candidates), total_is_exact=exact, results=results)
 
 
 def article_get(*, article_id: int, as_of: datetime) -> Article | None:

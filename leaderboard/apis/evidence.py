@@ -119,6 +119,8 @@ class ArticleSearchApi(EvidenceApi):
             {
                 "as_of": scope.as_of,
                 "count": page.total,
+                # False when more than SEARCH_CANDIDATES matched: count is then that lower bound.
+                "count_is_exact": page.total_is_exact,
                 "limit": limit,
                 "offset": params["offset"],
                 "results": self.ResultSerializer(page.results, many=True).data,

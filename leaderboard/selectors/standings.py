@@ -233,7 +233,7 @@ def _materialised_page(*, view: View, name: str, descending: bool, page: int, si
     pages = max(1, math.ceil(total / size))
     page = min(max(1, page), pages)
     if name == "rank":
-        order = [F("rank").asc(nulls_last=True), F("brier").asc(nulls_last=True), "agent__name"]
+        order: list[Any] = [F("rank").asc(nulls_last=True), F("brier").asc(nulls_last=True), "agent__name"]
         if descending:
             order = [F("rank").desc(nulls_last=True), "agent__name"]
     else:

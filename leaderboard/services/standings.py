@@ -294,7 +294,8 @@ def _insert(rows: Sequence[tuple[Any, ...]]) -> None:
     if not rows:
         return
     if connection.vendor == "postgresql":
-        columns = ", ".join(Standing._meta.get_field(f.removesuffix("_id")).column for f in _ALL_FIELDS)
+        by_attname = {f.attname: str(f.column) for f in Standing._meta.concrete_fields}
+        columns = ", ".join(by_attname[f] for f in _ALL_FIELDS)
         buffer = io.StringIO()
         for row in rows:
             buffer.write("\t".join(_copy_value(v) for v in row))

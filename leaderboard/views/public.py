@@ -9,11 +9,13 @@ from dataclasses import fields
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
@@ -37,6 +39,7 @@ from leaderboard.selectors.standings import (
     parse_view,
     top_agents,
 )
+from leaderboard.services.standings import standings_version
 
 LEADERBOARD_CACHE_SECONDS = 30
 REVEALED = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
@@ -67,9 +70,10 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 def _bad_view(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    return render(
-        request, "leaderboard/leaderboard.html", {"errors": exc.message_dict, "choices": filter_choices()}, status=400
+    body = render_to_string(
+        "leaderboard/_leaderboard_body.html", {"errors": exc.message_dict, "choices": filter_choices()}
     )
+    return render(request, "leaderboard/leaderboard.html", {"body": mark_safe(body)}, status=400)
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:
@@ -81,6 +85,17 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         view = parse_view(request.GET)
     except ValidationError as exc:
         return _bad_view(request, exc)
+    # The table only changes when standings are written (which bumps the version), so its HTML is
+    # cached per query string; the short timeout bounds staleness where the cache is per process.
+    key = f"leaderboard-html:{standings_version()}:{request.get_full_path()}"
+    body = cache.get(key)
+    if body is None:
+        body = render_to_string("leaderboard/_leaderboard_body.html", _leaderboard_context(request, view))
+        cache.set(key, body, LEADERBOARD_CACHE_SECONDS)
+    return render(request, "leaderboard/leaderboard.html", {"body": mark_safe(body)})
+
+
+def _leaderboard_context(request: HttpRequest, view: maths.View) -> dict[str, Any]:
     page = leaderboard_page(view=view, sort=request.GET.get("sort", "rank"), page=_page_number(request))
     scale = max([e.brier_hi for e in page.entries + page.baselines if e.brier_hi is not None] or [1.0])
     rows = [
@@ -324,9 +339,9 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
             )
         if question.type == Question.Type.BINARY:
             counts = [0] * 10
-            for f in forecasts:
+            for item in forecasts:
                 try:
-                    p = float(f["prediction"].split("=")[1])
+                    p = float(item["prediction"].split("=")[1])
                 except (IndexError, ValueError):
                     continue
                 counts[min(9, int(p * 10))] += 1

@@ -29,7 +29,11 @@ def rec(agent: int, question: int, brier: float | None, **kw: object) -> dict[st
 
 
 def run(
-    records: list[dict[str, object]], view: View | None = None, *, min_n: int = 1, questions: QuestionTable | None = None
+    records: list[dict[str, object]],
+    view: View | None = None,
+    *,
+    min_n: int = 1,
+    questions: QuestionTable | None = None,
 ):
     table = GradeTable.from_records(records)
     return compute_views(table, questions or QuestionTable.empty(), [view or View()], min_n=min_n)[0]

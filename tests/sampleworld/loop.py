@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from grading.models import HindsightGraph
+from grading.models import GraphBuildAttempt
 from ingestion.models import Article, Question
 from ingestion.sampleworld.generator import Storyline, World
 from ingestion.sampleworld.publish import SampleWorldRun, WorldParams, event_article_ids, storyline_question
@@ -117,7 +117,10 @@ def _settled(world: World) -> bool:
     if any(q is None or q.status != Question.Status.RESOLVED for q in questions):
         return False
     ids = [q.pk for q in questions if q is not None]
-    if HindsightGraph.objects.filter(question_id__in=ids, is_current=True).count() < len(ids):
+    # Every question's build was attempted (a build may fail and leave no graph: outcome-only grades).
+    if GraphBuildAttempt.objects.filter(question_id__in=ids, finished_at__isnull=False).values(
+        "question_id"
+    ).distinct().count() < len(ids):
         return False
     forecasts = Forecast.objects.filter(question_id__in=ids).count()
     return Grade.objects.filter(forecast__question_id__in=ids, is_current=True).count() >= forecasts
@@ -129,8 +132,8 @@ def run_loop(base_url: str, *, seed: int = 7) -> LoopResult:
     try:
         sample_world_run(run, until="present", log=lambda m: None)
         baselines_run(base_url=base_url)
-        oracle, oracle_key = _agent("oracle")
-        citer, citer_key = _agent("citer")
+        _, oracle_key = _agent("oracle")
+        _, citer_key = _agent("citer")
         _submit_truth(base_url, run.world, oracle_key, citer_key, track="live")
         _submit_truth(base_url, run.world, oracle_key, citer_key, track="replay")
         # The live citer could only cite what existed before the clock moved on.
@@ -142,7 +145,20 @@ def run_loop(base_url: str, *, seed: int = 7) -> LoopResult:
     finally:
         run.disable_sources()
         run.stop()
-    assert wait_until(lambda: _settled(run.world), timeout=240, interval=1.0), "the worker did not finish grading"
+    if not wait_until(lambda: _settled(run.world), timeout=240, interval=1.0):
+        qs = [storyline_question(world=run.world, story=s) for s in run.world.storylines]
+        state = [
+            (
+                q.pk,
+                q.status,
+                Forecast.objects.filter(question=q).count(),
+                Grade.objects.filter(forecast__question=q, is_current=True).count(),
+                GraphBuildAttempt.objects.filter(question=q).count(),
+            )
+            for q in qs
+            if q
+        ]
+        raise AssertionError(f"the worker did not finish grading: {state}")
     # Settle any regrade still queued behind a graph build: grading is idempotent.
     for story in run.world.storylines:
         question = storyline_question(world=run.world, story=story)

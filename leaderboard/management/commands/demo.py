@@ -116,7 +116,9 @@ class Command(BaseCommand):
         self.step(f"Generating the {params.size} sample world (seed {params.seed}; every name and event is fictional)")
         run = SampleWorldRun.start(params=params)
         report = PublishReport()
-        self.step(f"Running ingestion: feeds and market APIs served on {run.server.base_url}, polled as the clock moves")
+        self.step(
+            f"Running ingestion: feeds and market APIs served on {run.server.base_url}, polled as the clock moves"
+        )
         run.ensure_sources()
         run.advance(to=run.world.present, report=report)
         run.load_questions(now=run.world.present, report=report)
