@@ -27,7 +27,11 @@ def _count(key: str, *, timeout: int) -> int:
         # One round trip: SET NX creates the counter with its expiry, INCR counts; both in a pipeline.
         # Keys and integer values are stored as Django's cache API would (``cache.get`` reads them).
         redis_key = backend.make_and_validate_key(key)
-        client = backend._cache.get_client(redis_key, write=True)
+        # Django builds a new redis.Redis object on every cache call; one per backend (per thread) is
+        # enough, and saves building its response-callback table on every request.
+        client = backend.__dict__.get("_hindsight_client")
+        if client is None:
+            client = backend.__dict__["_hindsight_client"] = backend._cache.get_client(redis_key, write=True)
         pipe = client.pipeline(transaction=False)
         pipe.set(redis_key, 0, ex=timeout, nx=True)
         pipe.incr(redis_key)

@@ -43,7 +43,8 @@ Metrics
 
 Performance: build one :class:`ReferenceIndex` per question (tokenisation, vocabulary, BM25 term
 weights, count matrix) and reuse it for every forecast; per forecast the work is a few small numpy
-operations on a (forecast events x reference events) matrix.
+operations on a (forecast events x reference events) matrix, and :meth:`ReferenceIndex.score_many`
+does those for many forecasts at once (with results identical to one at a time).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ import numpy as np
 import numpy.typing as npt
 
 from grading.scoring.aggregate import safe_ratio
-from grading.scoring.text import tokenize
+from grading.scoring.text import tokenize, tokenize_many
 
 __all__ = [
     "DEFAULT_MATCHER_SETTINGS",
@@ -72,6 +73,7 @@ __all__ = [
     "impact_score",
     "is_match",
     "score_reasoning",
+    "score_with_similarity",
     "select_key_events",
 ]
 
@@ -80,6 +82,8 @@ _SCORE_TOLERANCE: Final = 1e-9
 # Date sentinels (ordinals are 1..3_652_059): any difference involving an undated event is huge.
 _UNDATED_FORECAST: Final = -(10**9)
 _UNDATED_REFERENCE: Final = 10**9
+# score_many works on chunks of at most this many cells of the (event rows x vocabulary) matrix.
+_CHUNK_CELLS: Final = 1_000_000
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -279,27 +283,49 @@ class ReferenceIndex:
     def similarity(self, forecast_events: Sequence[Event]) -> tuple[FloatArray, FloatArray, FloatArray]:
         """(hybrid score, BM25-RS, token F1) matrices of shape (forecast events, reference events)."""
         f, n = len(forecast_events), len(self.events)
-        fields_ = self.settings.text_fields
-        # Query term ids (reference vocabulary only; other terms cannot overlap or score).
-        vocab_get = self.vocab.get
-        ids: list[int] = []
-        rows: list[int] = []
-        q_len = np.empty(f, dtype=np.float64)
-        for i, event in enumerate(forecast_events):
-            tokens = tokenize(_event_text(event, fields_))
-            q_len[i] = len(tokens)
-            known = [j for j in map(vocab_get, tokens) if j is not None]
-            ids.extend(known)
-            rows.extend([i] * len(known))
-        if f == 0 or n == 0 or not ids:
+        if f == 0 or n == 0:
             zeros = np.zeros((f, n), dtype=np.float64)
             return zeros, zeros.copy(), zeros.copy()
-        v = len(self.vocab)
-        flat_index = np.asarray(rows, dtype=np.intp) * v + np.asarray(ids, dtype=np.intp)
-        q = np.bincount(flat_index, minlength=f * v).reshape(f, v).astype(np.float64)  # query term counts
-        bm25 = q @ self._bm25_weights  # (F, N)
+        score, rs, tok = self._similarity_rows([forecast_events])
+        return score, rs, tok
+
+    def _similarity_rows(self, forecasts: Sequence[Sequence[Event]]) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Similarity matrices of several forecasts at once, their event rows stacked in order.
+
+        Bit for bit what one forecast at a time gives: BM25 keeps one matrix product per forecast
+        (BLAS sums in an order that depends on the shape, so a stacked product could differ in the
+        last bit); the term overlap sums 0/1 products (exact in any order) and everything else is
+        elementwise, so those run once for all rows.
+        """
+        n, v = len(self.events), len(self.vocab)
+        texts = [_event_text(e, self.settings.text_fields) for events in forecasts for e in events]
+        token_lists = tokenize_many(texts)
+        r = len(texts)
+        q_len = np.fromiter((len(t) for t in token_lists), dtype=np.float64, count=r)
+        # Query term ids (reference vocabulary only; other terms cannot overlap or score).
+        vocab_get = self.vocab.get
+        flat: list[int] = []
+        bounds: list[tuple[int, int]] = []  # (first row, end row) of each forecast with a known term
+        row = 0
+        for events in forecasts:
+            start = row
+            known_any = False
+            for tokens in token_lists[start : start + len(events)]:
+                base = row * v
+                known = [base + j for j in map(vocab_get, tokens) if j is not None]
+                if known:
+                    flat.extend(known)
+                    known_any = True
+                row += 1
+            if known_any:
+                bounds.append((start, row))
+        q = np.bincount(np.asarray(flat, dtype=np.intp), minlength=r * v).reshape(r, v).astype(np.float64)
+        bm25 = np.zeros((r, n), dtype=np.float64)
+        weights = self._bm25_weights
+        for start, end in bounds:
+            bm25[start:end] = q[start:end] @ weights
         # Multiset overlap sum_t min(q_t, r_t) = sum_k [q_t >= k] . [r_t >= k] for integer counts.
-        overlap = np.zeros((f, n), dtype=np.float64)
+        overlap = np.zeros((r, n), dtype=np.float64)
         for k, level in enumerate(self._count_levels, start=1):
             q_k = q >= k
             if not q_k.any():
@@ -318,13 +344,41 @@ class ReferenceIndex:
 
     def score(self, forecast_events: Sequence[Event]) -> ReasoningScore:
         """Match a forecast graph's events against the reference and compute the reasoning metrics."""
+        return self.score_many([forecast_events])[0]
+
+    def score_many(self, forecasts: Sequence[Sequence[Event]]) -> list[ReasoningScore]:
+        """``[self.score(events) for events in forecasts]``, vectorised over many forecasts.
+
+        Forecasts are processed in chunks whose (rows x vocabulary) query matrix stays small.
+        """
+        results: list[ReasoningScore] = []
+        limit = max(1, _CHUNK_CELLS // max(len(self.vocab), len(self.events), 1))
+        chunk: list[Sequence[Event]] = []
+        rows = 0
+        for events in forecasts:
+            if chunk and rows + len(events) > limit:
+                results.extend(self._score_chunk(chunk))
+                chunk, rows = [], 0
+            chunk.append(events)
+            rows += len(events)
+        if chunk:
+            results.extend(self._score_chunk(chunk))
+        return results
+
+    def _score_chunk(self, forecasts: Sequence[Sequence[Event]]) -> list[ReasoningScore]:
         settings = self.settings
-        f, n = len(forecast_events), len(self.events)
-        matches: list[EventMatch] = []
-        if f and n:
-            score, rs, tok = self.similarity(forecast_events)
+        n = len(self.events)
+        matches: list[list[EventMatch]] = [[] for _ in forecasts]
+        if n and any(forecasts):
+            score, rs, tok = self._similarity_rows(forecasts)
+            owner = np.repeat(np.arange(len(forecasts)), [len(events) for events in forecasts])
+            starts = np.cumsum([0, *(len(events) for events in forecasts)])
             f_dates = np.array(
-                [e.date.toordinal() if e.date is not None else _UNDATED_FORECAST for e in forecast_events],
+                [
+                    e.date.toordinal() if e.date is not None else _UNDATED_FORECAST
+                    for events in forecasts
+                    for e in events
+                ],
                 dtype=np.int64,
             )
             diff = f_dates[:, None] - self._dates[None, :]
@@ -332,18 +386,24 @@ class ReferenceIndex:
             fi, ri = np.nonzero(ok)
             if fi.size:
                 cand = score[fi, ri]
-                order = np.lexsort((fi, ri, -cand))
+                who = owner[fi]
+                # Per forecast: descending similarity, then reference order, then forecast order.
+                order = np.lexsort((fi, ri, -cand, who))
+                current = -1
                 used_f: set[int] = set()
                 used_r: set[int] = set()
                 for k in order.tolist():
-                    a, r = int(fi[k]), int(ri[k])
+                    a, r, w = int(fi[k]), int(ri[k]), int(who[k])
+                    if w != current:
+                        current = w
+                        used_f, used_r = set(), set()
                     if a in used_f or r in used_r:
                         continue
                     used_f.add(a)
                     used_r.add(r)
-                    matches.append(
+                    matches[w].append(
                         EventMatch(
-                            forecast_id=forecast_events[a].id,
+                            forecast_id=forecasts[w][a - int(starts[w])].id,
                             reference_id=self.events[r].id,
                             score=float(score[a, r]),
                             bm25_rs=float(rs[a, r]),
@@ -351,8 +411,11 @@ class ReferenceIndex:
                             day_diff=int(diff[a, r]),
                         )
                     )
-        matched_refs = {m.reference_id for m in matches}
         key_ids = tuple(e.id for e in self.key_events)
+        return [self._result(len(events), n, found, key_ids) for events, found in zip(forecasts, matches, strict=True)]
+
+    def _result(self, f: int, n: int, matches: list[EventMatch], key_ids: tuple[str, ...]) -> ReasoningScore:
+        matched_refs = {m.reference_id for m in matches}
         matched_keys = tuple(k for k in key_ids if k in matched_refs)
         precision = safe_ratio(len(matches), f)
         recall = len(matches) / n if n else None
@@ -367,7 +430,7 @@ class ReferenceIndex:
             matched_key_event_ids=matched_keys,
             n_forecast_events=f,
             n_reference_events=n,
-            settings=settings,
+            settings=self.settings,
         )
 
 
@@ -379,3 +442,78 @@ def score_reasoning(
     """Convenience wrapper; prefer building one :class:`ReferenceIndex` per question and calling ``score``."""
     index = reference if isinstance(reference, ReferenceIndex) else ReferenceIndex(reference, settings)
     return index.score(forecast_events)
+
+
+def score_with_similarity(
+    index: ReferenceIndex,
+    forecast_events: Sequence[Event],
+    similarity: FloatArray,
+    bm25_rs: FloatArray | None = None,
+    token_f1: FloatArray | None = None,
+) -> ReasoningScore:
+    """The reasoning metrics from a precomputed (forecast events x reference events) similarity matrix.
+
+    Same date gate, threshold, greedy one-to-one assignment and metrics as :meth:`ReferenceIndex.score`
+    (``score_with_similarity(index, events, *index.similarity(events))`` equals ``index.score(events)``),
+    so another matcher (the semantic one) only supplies the matrix. ``bm25_rs`` and ``token_f1`` are
+    diagnostics copied onto each match (0 when absent). Uses only the index's public attributes.
+    """
+    settings = index.settings
+    f, n = len(forecast_events), len(index.events)
+    matrices = {"similarity": similarity, "bm25_rs": bm25_rs, "token_f1": token_f1}
+    for name, matrix in matrices.items():
+        if matrix is not None and np.shape(matrix) != (f, n):
+            raise ValueError(
+                f"{name} must have shape {(f, n)} (forecast events x reference events), got {np.shape(matrix)}"
+            )
+    sim = np.asarray(similarity, dtype=np.float64).reshape(f, n)
+    rs = np.zeros((f, n)) if bm25_rs is None else np.asarray(bm25_rs, dtype=np.float64)
+    tok = np.zeros((f, n)) if token_f1 is None else np.asarray(token_f1, dtype=np.float64)
+    matches: list[EventMatch] = []
+    if f and n:
+        f_dates = np.array(
+            [e.date.toordinal() if e.date is not None else _UNDATED_FORECAST for e in forecast_events], dtype=np.int64
+        )
+        r_dates = np.array(
+            [e.date.toordinal() if e.date is not None else _UNDATED_REFERENCE for e in index.events], dtype=np.int64
+        )
+        diff = f_dates[:, None] - r_dates[None, :]
+        ok = (sim >= settings.threshold - _SCORE_TOLERANCE) & (np.abs(diff) <= settings.date_window_days)
+        fi, ri = np.nonzero(ok)
+        order = np.lexsort((fi, ri, -sim[fi, ri]))
+        used_f: set[int] = set()
+        used_r: set[int] = set()
+        for k in order.tolist():
+            a, r = int(fi[k]), int(ri[k])
+            if a in used_f or r in used_r:
+                continue
+            used_f.add(a)
+            used_r.add(r)
+            matches.append(
+                EventMatch(
+                    forecast_id=forecast_events[a].id,
+                    reference_id=index.events[r].id,
+                    score=float(sim[a, r]),
+                    bm25_rs=float(rs[a, r]),
+                    token_f1=float(tok[a, r]),
+                    day_diff=int(diff[a, r]),
+                )
+            )
+    matched_refs = {m.reference_id for m in matches}
+    key_ids = tuple(e.id for e in index.key_events)
+    matched_keys = tuple(k for k in key_ids if k in matched_refs)
+    precision = safe_ratio(len(matches), f)
+    recall = len(matches) / n if n else None
+    return ReasoningScore(
+        ker=len(matched_keys) / len(key_ids) if key_ids else None,
+        event_precision=precision,
+        event_recall=recall,
+        event_f1=safe_ratio(2 * precision * (recall or 0.0), precision + (recall or 0.0)),
+        temporal_mae_days=(math.fsum(abs(m.day_diff) for m in matches) / len(matches)) if matches else None,
+        matches=tuple(matches),
+        key_event_ids=key_ids,
+        matched_key_event_ids=matched_keys,
+        n_forecast_events=f,
+        n_reference_events=n,
+        settings=settings,
+    )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -31,7 +32,7 @@ from ingestion.reference_data import cameo_children, cameo_first_level, cameo_se
 
 SEARCH_MAX_LIMIT = 50
 # A search ranks at most this many matches: the most recent ones before as_of (see
-# _pg_recent_candidates). Up to it, totals are exact; beyond it, total is this lower bound.
+# _search_postgresql). Up to it, totals are exact; beyond it, total is this lower bound.
 SEARCH_CANDIDATES = 1000
 # Date windows are sized to hold this many times the matches still wanted, at the estimated density.
 _WINDOW_MARGIN = 1.5
@@ -202,8 +203,30 @@ def _pg_match_estimate(cursor: Any, query: str) -> float:
     return float(plan[0]["Plan"]["Plan Rows"])
 
 
-def _pg_recent_candidates(cursor: Any, query: str, as_of: datetime | None) -> list[tuple[int, float]]:
-    """(id, ts_rank_cd score) of the SEARCH_CANDIDATES + 1 most recent matches before as_of, newest first.
+_HEADLINE_SQL = """ts_headline('english',
+    concat_ws(' — ', a.title, nullif(a.summary, ''), nullif(left(a.body, 4000), '')),
+    websearch_to_tsquery('english', %(q)s),
+    'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=35, MinWords=15, '
+    || 'MaxFragments=2, FragmentDelimiter=" … "')"""
+# Time bounds of the corpus, re-read at most this often: they only size the date windows, and a
+# stale value costs a window more or less, never a different answer.
+_BOUNDS_TTL_SECONDS = 60.0
+_bounds_cache: dict[str, tuple[float, datetime | None, datetime | None]] = {}
+
+
+def _pg_date_bounds(cursor: Any) -> tuple[datetime | None, datetime | None]:
+    key = connection.settings_dict.get("NAME") or ""
+    cached = _bounds_cache.get(key)
+    if cached is not None and time.monotonic() - cached[0] < _BOUNDS_TTL_SECONDS:
+        return cached[1], cached[2]
+    cursor.execute("SELECT min(published_at), max(published_at) FROM ingestion_article")
+    oldest, newest = cursor.fetchone()
+    _bounds_cache[key] = (time.monotonic(), oldest, newest)
+    return oldest, newest
+
+
+def _search_postgresql(query: str, as_of: datetime | None, limit: int, offset: int) -> SearchPage:
+    """Rank the SEARCH_CANDIDATES most recent matches before as_of; walk back in date windows.
 
     Ranking every match needs every match's tsvector, and a single GIN scan also visits the heap
     of every match just to test its date; a common word matches a large share of the corpus, so
@@ -213,82 +236,97 @@ def _pg_recent_candidates(cursor: Any, query: str, as_of: datetime | None) -> li
     is sized from the planner's match estimate, later ones from the density actually found, and
     the last has no lower bound. Windows partition time and each is read newest first, so the
     concatenation is exactly the most recent matches, in order; a wrong estimate costs time,
-    never a different answer.
+    never a different answer. The first window's statement also returns the page (titles,
+    headlines) as it would be if no other window were needed, which is the usual case.
 
     as_of=None (the benchmark's baseline only) anchors the windows just after the newest article
     and lets the last window include undated articles too.
     """
     want = SEARCH_CANDIDATES + 1
-    cursor.execute("SELECT min(published_at), max(published_at) FROM ingestion_article")
-    oldest, newest = cursor.fetchone()
-    if oldest is None:
-        if as_of is not None:
-            return []
-        oldest = newest = datetime.now(UTC)
-    hi = top = as_of if as_of is not None else newest + timedelta(microseconds=1)
-    if hi <= oldest and as_of is not None:
-        return []
-    corpus_span = max((newest - oldest).total_seconds(), 1.0)
-    density = max(_pg_match_estimate(cursor, query), 1.0) / corpus_span  # matches per second
-    span = _seconds(_WINDOW_MARGIN * want / density)
     found: list[tuple[int, float]] = []
-    for attempt in range(_MAX_WINDOWS):
-        lo = None if span >= hi - oldest or attempt == _MAX_WINDOWS - 1 else hi - span
-        bounds = "a.published_at < %(hi)s"
-        if lo is not None:
-            bounds += " AND a.published_at >= %(lo)s"
-        elif as_of is None:
-            bounds = "(a.published_at < %(hi)s OR a.published_at IS NULL)"
-        # Only the rows kept are ranked, and the sort carries (ctid, id, date) rather than whole
-        # vectors; the join by ctid re-reads each kept row from the heap page just visited.
-        cursor.execute(
-            f"""SELECT c.id, ts_rank_cd(r.search_vector, websearch_to_tsquery('english', %(q)s))
-                FROM (SELECT a.ctid AS tid, a.id, a.published_at FROM ingestion_article a
-                      WHERE a.search_vector @@ websearch_to_tsquery('english', %(q)s) AND {bounds}
-                      ORDER BY a.published_at DESC, a.id DESC LIMIT %(n)s) c
-                JOIN ingestion_article r ON r.ctid = c.tid
-                ORDER BY c.published_at DESC, c.id DESC""",
-            {"q": query, "hi": hi, "lo": lo, "n": want - len(found)},
-        )
-        found.extend((pk, float(score)) for pk, score in cursor.fetchall())
-        if len(found) >= want or lo is None:
-            break
-        covered = max((top - lo).total_seconds(), 1.0)
-        # Re-size from what the windows so far actually held; an empty stretch only says the
-        # density is below one match per covered span.
-        density = len(found) / covered if found else min(density, 1.0 / covered) / 4
-        span = max(2 * span, _seconds(_WINDOW_MARGIN * (want - len(found)) / density))
-        hi = lo
-    return found
-
-
-def _search_postgresql(query: str, as_of: datetime | None, limit: int, offset: int) -> SearchPage:
+    details: dict[int, tuple[Any, ...]] = {}
     with connection.cursor() as cursor:
-        candidates = _pg_recent_candidates(cursor, query, as_of)
-        exact = len(candidates) <= SEARCH_CANDIDATES
-        ranked = sorted(candidates[:SEARCH_CANDIDATES], key=lambda c: (-c[1], -c[0]))
+        oldest, newest = _pg_date_bounds(cursor)
+        if oldest is None or newest is None:
+            oldest = newest = datetime.now(UTC)
+        hi: datetime = as_of if as_of is not None else newest + timedelta(microseconds=1)
+        top = hi
+        corpus_span = max((newest - oldest).total_seconds(), 1.0)
+        density = max(_pg_match_estimate(cursor, query), 1.0) / corpus_span  # matches per second
+        span = _seconds(_WINDOW_MARGIN * want / density)
+        for attempt in range(_MAX_WINDOWS):
+            lo: datetime | None = None if span >= hi - oldest or attempt == _MAX_WINDOWS - 1 else hi - span
+            bounds = "a.published_at < %(hi)s"
+            if lo is not None:
+                bounds += " AND a.published_at >= %(lo)s"
+            elif as_of is None:
+                bounds = "(a.published_at < %(hi)s OR a.published_at IS NULL)"
+            params: dict[str, Any] = {
+                "q": query,
+                "hi": hi,
+                "lo": lo,
+                "n": want - len(found),
+                "limit": limit,
+                "offset": offset,
+            }
+            # Only the rows kept are ranked, and the sort carries (ctid, id, date), not whole
+            # vectors; the join by ctid re-reads each kept row from the heap page just visited.
+            window = f"""
+                w AS (SELECT a.ctid AS tid, a.id, a.published_at FROM ingestion_article a
+                      WHERE a.search_vector @@ websearch_to_tsquery('english', %(q)s) AND {bounds}
+                      ORDER BY a.published_at DESC, a.id DESC LIMIT %(n)s),
+                r AS (SELECT w.id, w.published_at,
+                             ts_rank_cd(x.search_vector, websearch_to_tsquery('english', %(q)s)) AS score,
+                             row_number() OVER (ORDER BY w.published_at DESC, w.id DESC) AS rn
+                      FROM w JOIN ingestion_article x ON x.ctid = w.tid)"""
+            if attempt == 0:
+                # rn <= SEARCH_CANDIDATES leaves out the extra row fetched only to learn whether more exist.
+                cursor.execute(
+                    f"""WITH {window},
+                        p AS MATERIALIZED (SELECT id, score FROM r WHERE rn <= {SEARCH_CANDIDATES}
+                              ORDER BY score DESC, id DESC LIMIT %(limit)s OFFSET %(offset)s),
+                        d AS MATERIALIZED (SELECT a.id, a.title, a.url, s.name, a.published_at, {_HEADLINE_SQL} AS headline
+                              FROM p JOIN ingestion_article a ON a.id = p.id
+                              LEFT JOIN ingestion_source s ON s.id = a.source_id)
+                        SELECT r.id, r.score, d.id, d.title, d.url, d.name, d.published_at, d.headline
+                        FROM r LEFT JOIN d ON d.id = r.id ORDER BY r.rn""",
+                    params,
+                )
+                rows = cursor.fetchall()
+                details = {row[0]: row[2:] for row in rows if row[2] is not None}
+            else:
+                cursor.execute(f"WITH {window} SELECT r.id, r.score FROM r ORDER BY r.rn", params)
+                rows = cursor.fetchall()
+            found.extend((row[0], float(row[1])) for row in rows)
+            if len(found) >= want or lo is None:
+                break
+            covered = max((top - lo).total_seconds(), 1.0)
+            # Re-size from what the windows so far actually held; an empty stretch only says the
+            # density is below one match per covered span.
+            density = len(found) / covered if found else min(density, 1.0 / covered) / 4
+            span = max(2 * span, _seconds(_WINDOW_MARGIN * (want - len(found)) / density))
+            hi = lo
+        exact = len(found) <= SEARCH_CANDIDATES
+        ranked = sorted(found[:SEARCH_CANDIDATES], key=lambda c: (-c[1], -c[0]))
         page = ranked[offset : offset + limit]
-        if not page:
-            return SearchPage(total=len(ranked), total_is_exact=exact)
-        # The date condition is repeated so that no id can reach the page without passing it here.
-        date_filter = "AND a.published_at IS NOT NULL AND a.published_at < %(as_of)s" if as_of is not None else ""
-        cursor.execute(
-            f"""
-            WITH q AS (SELECT websearch_to_tsquery('english', %(q)s) AS tsq)
-            SELECT a.id, a.title, a.url, s.name, a.published_at,
-                   ts_headline('english',
-                       concat_ws(' — ', a.title, nullif(a.summary, ''), nullif(left(a.body, 4000), '')),
-                       q.tsq,
-                       'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=35, MinWords=15, '
-                       || 'MaxFragments=2, FragmentDelimiter=" … "')
-            FROM ingestion_article a LEFT JOIN ingestion_source s ON s.id = a.source_id, q
-            WHERE a.id = ANY(%(ids)s) AND a.search_vector @@ q.tsq {date_filter}
-            """,
-            {"q": query, "as_of": as_of, "ids": [pk for pk, _ in page]},
-        )
-        rows = {row[0]: row for row in cursor.fetchall()}
-    results = [_row_result((*rows[pk][:5], score), rows[pk][5]) for pk, score in page if pk in rows]
+        if any(pk not in details for pk, _ in page):
+            details = _pg_page_details(cursor, query, as_of, [pk for pk, _ in page])
+    results = [_row_result((pk, *details[pk][1:5], score), details[pk][5]) for pk, score in page if pk in details]
     return SearchPage(total=len(ranked), total_is_exact=exact, results=results)
+
+
+def _pg_page_details(cursor: Any, query: str, as_of: datetime | None, ids: list[int]) -> dict[int, tuple[Any, ...]]:
+    """(id, title, url, source, published_at, headline) of the page's articles, by id."""
+    # The date condition is repeated so that no id can reach the page without passing it here.
+    date_filter = "AND a.published_at IS NOT NULL AND a.published_at < %(as_of)s" if as_of is not None else ""
+    cursor.execute(
+        f"""SELECT a.id, a.title, a.url, s.name, a.published_at, {_HEADLINE_SQL}
+            FROM ingestion_article a LEFT JOIN ingestion_source s ON s.id = a.source_id
+            WHERE a.id = ANY(%(ids)s)
+              AND a.search_vector @@ websearch_to_tsquery('english', %(q)s) {date_filter}""",
+        {"q": query, "as_of": as_of, "ids": ids},
+    )
+    return {row[0]: row for row in cursor.fetchall()}
 
 
 _WEB_TOKEN = re.compile(r'(-?)"([^"]*)"?|(\S+)')

@@ -49,13 +49,15 @@ def parse_aware_datetime(value: Any, *, field_name: str) -> datetime:
     if isinstance(value, datetime):
         parsed: datetime | None = value
     elif isinstance(value, str):
-        try:
-            parsed = parse_datetime(value)
-        except ValueError:
-            parsed = None
-        if parsed is None:
-            day = _parse_iso_date(value)
-            parsed = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
+        # A bare date first: parse_datetime would read it as a naive midnight and refuse it.
+        day = _parse_iso_date(value.strip())
+        if day is not None:
+            parsed = datetime(day.year, day.month, day.day, tzinfo=UTC)
+        else:
+            try:
+                parsed = parse_datetime(value)
+            except ValueError:
+                parsed = None
     else:
         parsed = None
     if parsed is None:
@@ -250,9 +252,9 @@ def question_data_clean(data: Mapping[str, Any]) -> tuple[dict[str, Any], Any, d
     if track == Question.Track.REPLAY:
         if outcome is None:
             out.error("outcome", "A replay question needs its outcome.")
-        if resolved_at is None:
+        if data.get("resolved_at") in (None, ""):
             out.error("resolved_at", "A replay question needs resolved_at.")
-        elif "open_at" in out.values and resolved_at <= out.values["open_at"]:
+        elif resolved_at is not None and "open_at" in out.values and resolved_at <= out.values["open_at"]:
             out.error("resolved_at", "resolved_at must be after open_at.")
     if out.errors:
         raise ValidationError(out.errors)

@@ -103,6 +103,31 @@ def _url_problem(url: str) -> str:
     return ""
 
 
+def _options_problem(*, kind: str, url: str, options: Mapping[str, Any]) -> str:
+    """What the poller would refuse in these options, found now rather than at the first poll."""
+    if kind == Source.Kind.RSS:
+        max_bytes = options.get("max_bytes")
+        if max_bytes is not None and (
+            isinstance(max_bytes, bool) or not isinstance(max_bytes, int | float) or max_bytes <= 0
+        ):
+            return f"source option 'max_bytes' should be a positive number of bytes, got {max_bytes!r}"
+        return ""
+    # Imported here: the market services import this module to register their pollers.
+    from ingestion.markets import MarketFormatError
+    from ingestion.services.markets import Selection, market_client
+
+    try:
+        Selection.from_options(options)
+        market_client(source=Source(kind=kind, url=url, options=dict(options)), get=_never_called)
+    except MarketFormatError as exc:
+        return str(exc)
+    return ""
+
+
+def _never_called(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("validating options must not fetch anything")
+
+
 def source_validate(*, kind: str, url: str, options: Any = None, poll_interval: timedelta | None = None) -> None:
     """Raise ValidationError naming the field for a bad kind, URL, options or interval."""
     errors: dict[str, str] = {}
@@ -113,6 +138,10 @@ def source_validate(*, kind: str, url: str, options: Any = None, poll_interval: 
         errors["url"] = problem
     if options is not None and not isinstance(options, Mapping):
         errors["options"] = "options must be a JSON object (KEY=VALUE pairs)"
+    elif options and kind in Source.Kind.values and "kind" not in errors:
+        problem = _options_problem(kind=kind, url=url, options=options)
+        if problem:
+            errors["options"] = problem
     if poll_interval is not None and poll_interval <= timedelta(0):
         errors["poll_interval"] = "poll interval must be positive"
     if errors:

@@ -17,7 +17,7 @@ from datetime import date, datetime
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Exists, Max, OuterRef, QuerySet
+from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 
 from grading.models import HindsightEvent, HindsightGraph
 from grading.scoring import GRADER_VERSION
@@ -139,6 +139,34 @@ def current_grades_of_question(question_id: int) -> dict[int, CurrentGrade]:
             "forecast_id", "inputs_key", "counts"
         )
     }
+
+
+def grade_versions_of_question(question_id: int) -> tuple[dict[int, CurrentGrade], dict[int, int]]:
+    """(forecast id -> current grade, forecast id -> latest grade version) in one grouped query.
+
+    What ``current_grades_of_question`` and ``latest_grade_versions`` answer, for every forecast of
+    the question at once (a grading run needs both).
+    """
+    current: dict[int, CurrentGrade] = {}
+    versions: dict[int, int] = {}
+    is_current = Q(is_current=True)
+    rows = (
+        Grade.objects.filter(forecast__question_id=question_id)
+        .values("forecast_id")
+        .annotate(
+            v=Max("version"),
+            n_current=Count("id", filter=is_current),
+            key=Max("inputs_key", filter=is_current),
+            n_counting=Count("id", filter=is_current & Q(counts=True)),
+        )
+        .values_list("forecast_id", "v", "n_current", "key", "n_counting")
+        .order_by()
+    )
+    for forecast_id, version, n_current, key, n_counting in rows:
+        versions[forecast_id] = version
+        if n_current:
+            current[forecast_id] = CurrentGrade(forecast_id, key, n_counting > 0)
+    return current, versions
 
 
 def latest_grade_versions(forecast_ids: Sequence[int]) -> dict[int, int]:

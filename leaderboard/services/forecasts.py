@@ -47,6 +47,22 @@ SIMULATED_DATE_FRACTIONS: Final = {
 
 MAX_IDEMPOTENCY_KEY_CHARS: Final = 200
 
+# The question columns a submission reads (acceptance, prediction checks, the response's grade
+# status). Building the SQL for all ~30 columns costs more CPU than the rest of the request's ORM
+# work; anything else a caller reads is loaded on access.
+_SUBMIT_QUESTION_FIELDS: Final = (
+    "type",
+    "status",
+    "track",
+    "open_at",
+    "close_at",
+    "options",
+    "lower_bound",
+    "upper_bound",
+    "granularity",
+    "outcome_published_at",
+)
+
 
 @dataclass(frozen=True)
 class ForecastInput:
@@ -295,7 +311,9 @@ def forecast_submit(
     )
     key = item.idempotency_key
     try:
-        question = Question.objects.filter(pk=item.question_id).first()
+        question = next(
+            iter(Question.objects.filter(pk=item.question_id).order_by().only(*_SUBMIT_QUESTION_FIELDS)), None
+        )
         sessions = (
             {s.pk: s for s in ReplaySession.objects.filter(pk=item.session_id)} if item.session_id is not None else {}
         )

@@ -20,24 +20,25 @@ HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is taken over (its worker died).
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import connections, router, transaction
+from django.db.models import Case, F, Field, Q, Value, When
 from django.utils import timezone
 
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.evidence import leaked_items, score_evidence
 from grading.scoring.open_ended import PredictionVerdict, score_open_ended
-from grading.scoring.reasoning import Event, MatcherSettings, ReferenceIndex
+from grading.scoring.reasoning import Event, MatcherSettings, ReasoningScore, ReferenceIndex
 from grading.scoring.relation import sanitize_relation, score_relation
 from grading.scoring.text import tokenize
 from grading.selectors import Reference, reference_for_question
@@ -47,16 +48,16 @@ from ingestion.selectors.evidence import articles_search
 from leaderboard.judges import EvidenceItem, Judge, judge_for_question
 from leaderboard.models import Grade, QuestionGradingState
 from leaderboard.selectors.grades import (
+    CurrentGrade,
     ForecastData,
     ForecastHead,
     Read,
-    current_grades_of_question,
     forecast_data,
     forecast_heads,
     gateway_reads_for_question,
+    grade_versions_of_question,
     inputs_key,
     judge_label,
-    latest_grade_versions,
     matcher_digest,
     matcher_settings,
     reference_key_of,
@@ -91,14 +92,21 @@ class GradingReport:
 
 def grading_claim(*, question_id: int, now: datetime) -> bool:
     """Take the question for this worker; False when another worker holds a fresh claim."""
-    QuestionGradingState.objects.get_or_create(question_id=question_id)
     stale = now - timedelta(seconds=settings.HINDSIGHT_GRADING_CLAIM_STALE_SECONDS)
-    return (
-        QuestionGradingState.objects.filter(question_id=question_id)
-        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=stale))
-        .update(claimed_at=now)
-        == 1
+    claim = QuestionGradingState.objects.filter(question_id=question_id).filter(
+        Q(claimed_at__isnull=True) | Q(claimed_at__lt=stale)
     )
+    if claim.update(claimed_at=now) == 1:
+        return True
+    # No state row yet (the question's first run), or a fresh claim by another worker: create the
+    # row if it is missing (a no-op when it exists) and try once more.
+    QuestionGradingState.objects.bulk_create([QuestionGradingState(question_id=question_id)], ignore_conflicts=True)
+    return claim.update(claimed_at=now) == 1
+
+
+def _released(claimed_at: datetime) -> Case:
+    """``claimed_at`` after releasing our claim: NULL if it is still ours, else untouched (taken over)."""
+    return Case(When(claimed_at=claimed_at, then=Value(None)), default=F("claimed_at"))
 
 
 def grading_release(*, question_id: int, claimed_at: datetime) -> None:
@@ -256,6 +264,19 @@ class QuestionGrader:
         self.judge: Judge | None = None
         if question.type == Question.Type.OPEN_ENDED and not self.void:
             self.judge = judge_for_question(evidence=self._evidence_for)
+        self.open_day = question.open_at.date()
+        # What every grade of this run shares; each forecast's row starts as a copy.
+        self.template: dict[str, Any] = {
+            **{f.attname: f.get_default() for f in _GRADE_FIELDS},
+            "is_current": True,
+            "grader_version": GRADER_VERSION,
+            "matcher_settings": self.matcher_dict,
+            "resolution_version": resolution.version,
+            "reference_version": reference.version if reference is not None else None,
+            "void": self.void,
+            "inputs_key": key,
+            "created_at": now,
+        }
 
     # -- LRAE stage 2 evidence: the platform's corpus after the question's cut-off (t0)
     def _evidence_for(self, prediction: str) -> list[EvidenceItem]:
@@ -273,28 +294,33 @@ class QuestionGrader:
         ]
         return items[: settings.HINDSIGHT_JUDGE_EVIDENCE_ARTICLES]
 
-    # -- one forecast
-    def grade(self, data: ForecastData, *, version: int, counts: bool) -> Grade:
+    # -- forecasts
+    def grade_batch(
+        self, batch: Sequence[ForecastData], *, versions: Mapping[int, int], counting: set[int]
+    ) -> list[dict[str, Any]]:
+        """Grade rows (Grade field attname -> value) for a batch of forecasts, in batch order.
+
+        Reasoning is scored for the whole batch in one vectorised call (ReferenceIndex.score_many).
+        """
+        rows = [self._row(d, version=versions.get(d.id, 0) + 1, counts=d.id in counting) for d in batch]
+        if self.index is not None and not self.void:
+            scores = self.index.score_many([_forecast_events(d.graph) for d in batch])
+            for row, score in zip(rows, scores, strict=True):
+                self._reasoning(row, score)
+        return rows
+
+    def _row(self, data: ForecastData, *, version: int, counts: bool) -> dict[str, Any]:
         cutoff = data.knowledge_cutoff
-        grade = Grade(
-            forecast_id=data.id,
-            version=version,
-            is_current=True,
-            grader_version=GRADER_VERSION,
-            matcher_settings=self.matcher_dict,
-            resolution_version=self.resolution.version,
-            reference_version=self.reference.version if self.reference is not None else None,
-            void=self.void,
-            contaminated=cutoff is not None and self.question.open_at.date() < cutoff,
-            cutoff_declared=cutoff is not None,
-            counts=counts,
-            inputs_key=self.key,
-            created_at=self.now,
-        )
+        grade = dict(self.template)
+        grade["forecast_id"] = data.id
+        grade["version"] = version
+        grade["contaminated"] = cutoff is not None and self.open_day < cutoff
+        grade["cutoff_declared"] = cutoff is not None
+        grade["counts"] = counts
         details: dict[str, Any] = {}
+        grade["details"] = details
         if self.void:
             details["void"] = self.resolution.note or "The question was annulled."
-            grade.details = details
             return grade
         # The forecast's moment: t_sim for a replay session, the server's receipt time for live.
         as_of = data.simulated_at or data.received_at
@@ -304,34 +330,31 @@ class QuestionGrader:
             # A stored prediction that the rules cannot read is graded as ungradable, not skipped.
             details["outcome_error"] = str(exc)[:500]
         self._evidence(grade, data, as_of, details)
-        if self.index is not None:
-            self._reasoning(grade, data, details)
-        grade.details = details
         return grade
 
-    def _outcome(self, grade: Grade, data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
+    def _outcome(self, grade: dict[str, Any], data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
         qtype = self.question.type
         prediction = data.prediction or {}
         y: Any = self.outcome
         if qtype == Question.Type.BINARY:
             p = prediction["probability"]
             s = outcome_rules.score_binary(p, bool(y))
-            grade.correct, grade.brier, grade.log_score = s.correct, s.brier, s.log_score
+            grade["correct"], grade["brier"], grade["log_score"] = s.correct, s.brier, s.log_score
             if self.market is not None:
                 market_p = self.market.binary(as_of)
-                grade.market_edge = outcome_rules.market_edge_binary(p, bool(y), market_p)
+                grade["market_edge"] = outcome_rules.market_edge_binary(p, bool(y), market_p)
                 if market_p is not None:
                     details["market_p"] = market_p
         elif qtype == Question.Type.MULTIPLE_CHOICE:
             probs = prediction["probabilities"]
             m = outcome_rules.score_multiple_choice(probs, self.options, y)
-            grade.correct, grade.brier, grade.log_score = m.correct, m.brier, m.log_score
-            grade.reduced_correct = m.correct
+            grade["correct"], grade["brier"], grade["log_score"] = m.correct, m.brier, m.log_score
+            grade["reduced_correct"] = m.correct
             details["predicted_option"] = m.predicted_option
             details["reduced"] = {"brier": _round(m.reduced_brier), "log_score": _round(m.reduced_log_score)}
             if self.market is not None:
                 vector = self.market.vector(self.options, as_of)
-                grade.market_edge = outcome_rules.market_edge_multiple_choice(probs, self.options, y, vector)
+                grade["market_edge"] = outcome_rules.market_edge_multiple_choice(probs, self.options, y, vector)
         elif qtype == Question.Type.QUANTITY:
             if "value" in prediction:
                 q = outcome_rules.score_point(prediction["value"], float(y))
@@ -340,8 +363,8 @@ class QuestionGrader:
                 q = outcome_rules.score_interval(lo, hi, float(y))
             else:
                 q = outcome_rules.score_quantiles({float(k): v for k, v in prediction["quantiles"].items()}, float(y))
-                grade.pinball = q.pinball_loss
-            grade.correct = q.correct
+                grade["pinball"] = q.pinball_loss
+            grade["correct"] = q.correct
             details["quantity"] = {
                 "kind": q.kind,
                 "absolute_error": _round(q.absolute_error),
@@ -350,13 +373,13 @@ class QuestionGrader:
             }
         elif qtype == Question.Type.TIMEFRAME:
             t = outcome_rules.score_timeframe(self.question.granularity, prediction["period"], y)
-            grade.correct = t.correct
+            grade["correct"] = t.correct
             details["period_offset"] = t.offset
         elif qtype == Question.Type.RELATION:
             assert self.cameo is not None and self.gold_relation is not None
             r = score_relation(prediction.get("relations"), self.gold_relation, self.cameo)
-            grade.first_level_f1, grade.second_level_f1 = r.first_level.f1, r.second_level.f1
-            grade.kl_binary, grade.kl_quad = r.binary_kl, r.quad_kl
+            grade["first_level_f1"], grade["second_level_f1"] = r.first_level.f1, r.second_level.f1
+            grade["kl_binary"], grade["kl_quad"] = r.binary_kl, r.quad_kl
             details["relation"] = {
                 "first_level": {"precision": r.first_level.precision, "recall": r.first_level.recall},
                 "second_level": {"precision": r.second_level.precision, "recall": r.second_level.recall},
@@ -364,7 +387,7 @@ class QuestionGrader:
         elif qtype == Question.Type.OPEN_ENDED:
             self._open_ended(grade, prediction, details)
 
-    def _open_ended(self, grade: Grade, prediction: dict[str, Any], details: dict[str, Any]) -> None:
+    def _open_ended(self, grade: dict[str, Any], prediction: dict[str, Any], details: dict[str, Any]) -> None:
         assert self.judge is not None
         gold: Any = self.outcome
         events = prediction["events"] if "events" in prediction else [prediction["answer"]]
@@ -374,15 +397,15 @@ class QuestionGrader:
                 question=self.question.title, label=gold, prediction=" ".join(predictions)
             )
             n_gold = 1
-            grade.correct = judgement.verdicts[0].gold_index == 0
+            grade["correct"] = judgement.verdicts[0].gold_index == 0
         else:
             gold_list = [str(g) for g in gold]
             judgement = self.judge.judge_list(question=self.question.title, gold=gold_list, predictions=predictions)
             n_gold = len(gold_list)
         verdicts: list[PredictionVerdict] = judgement.verdicts
         s = score_open_ended(verdicts, n_gold, judge="llm" if self.judge.label == "llm" else "lexical")
-        grade.open_precision, grade.open_recall, grade.open_f1 = s.precision, s.recall, s.f1
-        grade.judge = self.judge.label
+        grade["open_precision"], grade["open_recall"], grade["open_f1"] = s.precision, s.recall, s.f1
+        grade["judge"] = self.judge.label
         details["lrae"] = {
             "judge": self.judge.label,
             "model": self.judge.model,
@@ -395,14 +418,14 @@ class QuestionGrader:
             "items": judgement.items,
         }
 
-    def _evidence(self, grade: Grade, data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
+    def _evidence(self, grade: dict[str, Any], data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
         cited_ids = [a for a, _ in data.cited]
         published: dict[int | str, datetime | None] = dict(data.cited)
         urls = [s for s in data.sources or [] if isinstance(s, str)]
         # Leaks need only the forecast: counted whether or not the reference is ready.
         cited: list[int | str] = [*cited_ids, *urls]
         leaked, _unknown = leaked_items(cited, published, as_of)
-        grade.leaks = len(leaked)
+        grade["leaks"] = len(leaked)
         if leaked:
             details["leaked_article_ids"] = leaked
         if not self.built:
@@ -417,20 +440,17 @@ class QuestionGrader:
         sources: set[int | str] = {*cited_ids, *read}
         sources.update(u for u in urls if u not in published)
         srcp = score_evidence(sources, self.reference_ids)
-        grade.source_precision = srcp.source_precision
-        grade.source_recall = srcp.source_recall
+        grade["source_precision"] = srcp.source_precision
+        grade["source_recall"] = srcp.source_recall
         details["evidence"] = {"sources": srcp.n_sources, "read": len(read), "overlap": srcp.n_overlap}
 
-    def _reasoning(self, grade: Grade, data: ForecastData, details: dict[str, Any]) -> None:
-        assert self.index is not None
-        events = _forecast_events(data.graph)
-        r = self.index.score(events)
-        grade.key_event_recall = r.ker
-        grade.event_precision = r.event_precision
-        grade.event_recall = r.event_recall
-        grade.event_f1 = r.event_f1
-        grade.temporal_mae = r.temporal_mae_days
-        details["reasoning"] = {
+    def _reasoning(self, grade: dict[str, Any], r: ReasoningScore) -> None:
+        grade["key_event_recall"] = r.ker
+        grade["event_precision"] = r.event_precision
+        grade["event_recall"] = r.event_recall
+        grade["event_f1"] = r.event_f1
+        grade["temporal_mae"] = r.temporal_mae_days
+        grade["details"]["reasoning"] = {
             "forecast_events": r.n_forecast_events,
             "key_events": list(r.key_event_ids),
             "matched_key_events": list(r.matched_key_event_ids),
@@ -446,14 +466,66 @@ def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
         yield items[start : start + size]
 
 
+# Grade columns in COPY order (every concrete field but the primary key).
+_GRADE_FIELDS: tuple[Field[Any, Any], ...] = tuple(f for f in Grade._meta.concrete_fields if not f.primary_key)
+
+
+def _json(value: Any) -> str:
+    # What JSONField sends (json.dumps without a custom encoder, Grade's JSON fields have none).
+    return json.dumps(value)
+
+
+def _nullable(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else convert(value)
+
+
+def _column_converter(field: Field[Any, Any]) -> Callable[[Any], Any]:
+    """The Python value a column gets, as the field's get_db_prep_save would give it."""
+    kind = field.get_internal_type()
+    if kind == "JSONField":
+        return _json
+    if kind == "FloatField":
+        return _nullable(float)
+    if kind == "BooleanField":
+        return _nullable(bool)
+    if kind in ("PositiveIntegerField", "IntegerField", "BigIntegerField", "ForeignKey"):
+        return _nullable(int)
+    if kind == "CharField":
+        return _nullable(str)
+    if kind == "DateTimeField":
+        return lambda value: value  # aware datetimes go to timestamptz as they are
+    raise TypeError(f"Grade.{field.name}: no COPY conversion for {kind}")
+
+
+_GRADE_CONVERTERS = tuple((f.attname, _column_converter(f)) for f in _GRADE_FIELDS)
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
 @transaction.atomic
-def _write_batch(*, forecast_ids: Sequence[int], grades: list[Grade]) -> None:
-    Grade.objects.filter(forecast_id__in=forecast_ids, is_current=True).update(is_current=False)
-    Grade.objects.bulk_create(grades, batch_size=1000)
+def _write_batch(*, forecast_ids: Sequence[int], rows: list[dict[str, Any]], replaces_current: bool) -> None:
+    """Mark the batch's current grades not current and insert the new versions.
+
+    Rows go in with COPY, several times faster than a multi-row INSERT for wide rows with JSON.
+    """
+    if replaces_current:
+        Grade.objects.filter(forecast_id__in=forecast_ids, is_current=True).update(is_current=False)
+    if not rows:
+        return
+    connection = connections[router.db_for_write(Grade)]
+    quote = connection.ops.quote_name
+    sql = f"COPY {quote(Grade._meta.db_table)} ({', '.join(quote(f.column) for f in _GRADE_FIELDS)}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row([convert(row[name]) for name, convert in _GRADE_CONVERTERS])
 
 
-def _sync_counts(*, question_id: int, counting: set[int], regraded: set[int]) -> int:
-    current = current_grades_of_question(question_id)
+def _sync_counts(*, current: Mapping[int, CurrentGrade], counting: set[int], regraded: set[int]) -> int:
+    """Flip ``counts`` on current grades that were not regraded (``current`` as read before the run's
+    writes, which touched only the regraded forecasts)."""
     turn_on = [fid for fid, g in current.items() if fid not in regraded and fid in counting and not g.counts]
     turn_off = [fid for fid, g in current.items() if fid not in regraded and fid not in counting and g.counts]
     n = 0
@@ -488,7 +560,7 @@ def _grade(question: Question, *, now: datetime, force: bool) -> GradingReport:
     if reference is not None:
         report.reference = "built" if reference.graph_built else "not_built"
     heads = forecast_heads(question.pk)
-    current = current_grades_of_question(question.pk)
+    current, versions = grade_versions_of_question(question.pk)
     counting = counting_forecasts(question, heads)
     todo = [h.id for h in heads if force or h.id not in current or current[h.id].inputs_key != key]
     report.unchanged = len(heads) - len(todo)
@@ -504,15 +576,11 @@ def _grade(question: Question, *, now: datetime, force: bool) -> GradingReport:
         )
         report.judge = grader.judge.label if grader.judge is not None else ""
         for batch in _chunks(todo, settings.HINDSIGHT_GRADING_BATCH_SIZE):
-            versions = latest_grade_versions(batch)
-            grades = [
-                grader.grade(d, version=versions.get(d.id, 0) + 1, counts=d.id in counting)
-                for d in forecast_data(batch)
-            ]
-            _write_batch(forecast_ids=batch, grades=grades)
-            report.graded += len(grades)
+            rows = grader.grade_batch(forecast_data(batch), versions=versions, counting=counting)
+            _write_batch(forecast_ids=batch, rows=rows, replaces_current=any(fid in current for fid in batch))
+            report.graded += len(rows)
         report.status = "graded"
-    report.counts_updated = _sync_counts(question_id=question.pk, counting=counting, regraded=set(todo))
+    report.counts_updated = _sync_counts(current=current, counting=counting, regraded=set(todo))
     return report
 
 
@@ -530,8 +598,10 @@ def _take_rerun_request(question_id: int) -> bool:
 
 
 def _run_claimed(question: Question, *, now: datetime, force: bool) -> GradingReport:
-    """One grading run under the caller's claim, which is always released."""
+    """One grading run under the caller's claim, which is always released (in the same UPDATE
+    that records how the run ended)."""
     state = QuestionGradingState.objects.filter(question_id=question.pk)
+    released = False
     try:
         report = _grade(question, now=now, force=force)
         changed = report.graded or report.withdrawn or report.counts_updated
@@ -543,12 +613,15 @@ def _run_claimed(question: Question, *, now: datetime, force: bool) -> GradingRe
         }
         if changed:
             updates["runs"] = F("runs") + 1
-        state.update(**updates)
+        state.update(**updates, claimed_at=_released(now))
+        released = True
     except Exception as exc:
-        state.update(last_error=f"{type(exc).__name__}: {exc}"[:2000])
+        state.update(last_error=f"{type(exc).__name__}: {exc}"[:2000], claimed_at=_released(now))
+        released = True
         raise
     finally:
-        grading_release(question_id=question.pk, claimed_at=now)
+        if not released:
+            grading_release(question_id=question.pk, claimed_at=now)
     logger.info("graded question %s: %s", question.pk, report.as_dict())
     return report
 

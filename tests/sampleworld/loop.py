@@ -122,8 +122,11 @@ def _settled(world: World) -> bool:
         "question_id"
     ).distinct().count() < len(ids):
         return False
-    forecasts = Forecast.objects.filter(question_id__in=ids).count()
-    return Grade.objects.filter(forecast__question_id__in=ids, is_current=True).count() >= forecasts
+    # Forecasts on replay questions arrive after their resolution: the periodic sweeper grades
+    # those (the loop calls grade_question for it below); live ones are graded on resolution.
+    live = [q.pk for q in questions if q is not None and q.track == Question.Track.LIVE]
+    forecasts = Forecast.objects.filter(question_id__in=live).count()
+    return Grade.objects.filter(forecast__question_id__in=live, is_current=True).count() >= forecasts
 
 
 def run_loop(base_url: str, *, seed: int = 7) -> LoopResult:
@@ -164,6 +167,9 @@ def run_loop(base_url: str, *, seed: int = 7) -> LoopResult:
         question = storyline_question(world=run.world, story=story)
         assert question is not None
         assert wait_until(lambda q=question: grade_question(question_id=q.pk).status != "busy", timeout=60)
+    ids = [q.pk for q in (storyline_question(world=run.world, story=s) for s in run.world.storylines) if q]
+    graded = Grade.objects.filter(forecast__question_id__in=ids, is_current=True).count()
+    assert graded == Forecast.objects.filter(question_id__in=ids).count()
     standings_rebuild()
     agents = {a.name: a for a in Agent.objects.all()}
     assert Article.objects.exists()
