@@ -140,6 +140,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "leaderboard.api_errors.exception_handler",
+    # NaN/Infinity reach the validators, whose errors name the field (strict JSON would not).
+    "DEFAULT_PARSER_CLASSES": [
+        "leaderboard.parsers.NonFiniteTolerantJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
 }
 SPECTACULAR_SETTINGS = {
@@ -165,7 +171,8 @@ HINDSIGHT_SOURCE_RETRY_AFTER_MAX_SECONDS = env_int("HINDSIGHT_SOURCE_RETRY_AFTER
 HINDSIGHT_SOURCE_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_SOURCE_CLAIM_STALE_SECONDS", 600)
 
 # Celery: Redis broker when REDIS_URL is set; otherwise tasks run in-process.
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# memory://localhost: eager tasks still open a producer, and a host-less URL logs a warning each time.
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = False
