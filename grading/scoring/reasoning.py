@@ -53,13 +53,14 @@ import datetime as dt
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
+from itertools import repeat
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from grading.scoring.aggregate import safe_ratio
-from grading.scoring.text import tokenize, tokenize_many
+from grading.scoring.text import SEPARATOR, STOPWORDS, token_stream, tokenize
 
 __all__ = [
     "DEFAULT_MATCHER_SETTINGS",
@@ -82,6 +83,10 @@ _SCORE_TOLERANCE: Final = 1e-9
 # Date sentinels (ordinals are 1..3_652_059): any difference involving an undated event is huge.
 _UNDATED_FORECAST: Final = -(10**9)
 _UNDATED_REFERENCE: Final = 10**9
+# Token codes besides vocabulary ids (>= 0) in ReferenceIndex._similarity_rows.
+_UNKNOWN: Final = -1
+_END_OF_TEXT: Final = -2
+_STOPWORD: Final = -3
 # score_many works on chunks of at most this many cells of the (event rows x vocabulary) matrix.
 _CHUNK_CELLS: Final = 1_000_000
 
@@ -245,10 +250,12 @@ class ReferenceIndex:
                 counts[i, vocab[token]] += 1.0
         self._counts_t = np.ascontiguousarray(counts.T)  # (V, N)
         self._doc_len = counts.sum(axis=1) if n else np.zeros(0)  # (N,)
-        max_count = int(counts.max()) if counts.size else 0
-        self._count_levels: list[FloatArray] = [
-            (self._counts_t >= k).astype(np.float64) for k in range(1, max_count + 1)
-        ]  # [r_t >= k] matrices (V, N) for the overlap computation
+        # Token -> code for vectorised query building (the vocabulary never holds a stop word).
+        self._codes: dict[str, int] = {
+            **dict.fromkeys(STOPWORDS, _STOPWORD),
+            SEPARATOR: _END_OF_TEXT,
+            **vocab,
+        }
 
         # Okapi BM25 term weights per (term, document), with the non-negative IDF.
         df = (counts > 0).sum(axis=0).astype(np.float64)  # (V,)
@@ -294,43 +301,38 @@ class ReferenceIndex:
 
         Bit for bit what one forecast at a time gives: BM25 keeps one matrix product per forecast
         (BLAS sums in an order that depends on the shape, so a stacked product could differ in the
-        last bit); the term overlap sums 0/1 products (exact in any order) and everything else is
-        elementwise, so those run once for all rows.
+        last bit); the term overlap is a sum of whole numbers (exact in any order) and everything
+        else is elementwise, so those run once for all rows.
         """
         n, v = len(self.events), len(self.vocab)
         texts = [_event_text(e, self.settings.text_fields) for events in forecasts for e in events]
-        token_lists = tokenize_many(texts)
         r = len(texts)
-        q_len = np.fromiter((len(t) for t in token_lists), dtype=np.float64, count=r)
-        # Query term ids (reference vocabulary only; other terms cannot overlap or score).
-        vocab_get = self.vocab.get
-        flat: list[int] = []
-        bounds: list[tuple[int, int]] = []  # (first row, end row) of each forecast with a known term
-        row = 0
-        for events in forecasts:
-            start = row
-            known_any = False
-            for tokens in token_lists[start : start + len(events)]:
-                base = row * v
-                known = [base + j for j in map(vocab_get, tokens) if j is not None]
-                if known:
-                    flat.extend(known)
-                    known_any = True
-                row += 1
-            if known_any:
-                bounds.append((start, row))
-        q = np.bincount(np.asarray(flat, dtype=np.intp), minlength=r * v).reshape(r, v).astype(np.float64)
+        # Each token as a code: its vocabulary id, or _UNKNOWN / _STOPWORD / _END_OF_TEXT.
+        stream = token_stream(texts)
+        codes = np.fromiter(map(self._codes.get, stream, repeat(_UNKNOWN)), dtype=np.int64, count=len(stream))
+        ends = codes == _END_OF_TEXT
+        row = np.cumsum(ends) - ends  # the text (event row) each token belongs to
+        q_len = np.bincount(row[codes >= _UNKNOWN], minlength=r).astype(np.float64)  # tokens after stop words
+        known = codes >= 0
+        k_rows = row[known]
+        # Query term counts over the reference vocabulary (other terms cannot overlap or score).
+        q = np.bincount(k_rows * v + codes[known], minlength=r * v).reshape(r, v).astype(np.float64)
         bm25 = np.zeros((r, n), dtype=np.float64)
         weights = self._bm25_weights
-        for start, end in bounds:
-            bm25[start:end] = q[start:end] @ weights
-        # Multiset overlap sum_t min(q_t, r_t) = sum_k [q_t >= k] . [r_t >= k] for integer counts.
+        known_before = np.concatenate(([0], np.cumsum(np.bincount(k_rows, minlength=r)))).tolist()
+        start = 0
+        for events in forecasts:
+            end = start + len(events)
+            if known_before[end] > known_before[start]:  # a forecast without known terms scores 0
+                bm25[start:end] = q[start:end] @ weights
+            start = end
+        # Multiset overlap sum_t min(q_t, r_t), summed over each row's nonzero query terms.
         overlap = np.zeros((r, n), dtype=np.float64)
-        for k, level in enumerate(self._count_levels, start=1):
-            q_k = q >= k
-            if not q_k.any():
-                break
-            overlap += q_k.astype(np.float64) @ level
+        nz_rows, nz_terms = np.nonzero(q)  # row-major: rows ascending
+        if nz_rows.size:
+            shared = np.minimum(q[nz_rows, nz_terms][:, None], self._counts_t[nz_terms])
+            firsts = np.flatnonzero(np.concatenate(([True], nz_rows[1:] != nz_rows[:-1])))
+            overlap[nz_rows[firsts]] = np.add.reduceat(shared, firsts, axis=0)
 
         if self.settings.bm25_normalisation == "self":
             self_scores = self._self_scores[None, :]

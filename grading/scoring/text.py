@@ -19,8 +19,9 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from typing import Final
 
-__all__ = ["STOPWORDS", "normalise_text", "token_f1", "tokenize", "tokenize_many"]
+__all__ = ["SEPARATOR", "STOPWORDS", "normalise_text", "token_f1", "token_stream", "tokenize", "tokenize_many"]
 
 # A compact English stop-word list: function words only. Negations ("no", "not", "nor") are kept as
 # tokens because they change what an event says.
@@ -63,29 +64,50 @@ def tokenize(text: str, *, drop_stopwords: bool = True) -> list[str]:
     return tokens
 
 
-# Batch tokenising joins the texts with NUL, which the ASCII table turns into a token of its own
-# (every other separator becomes a space): one pass of each string method for the whole batch.
-_SEPARATOR = "\x00"
-_BATCH_TABLE = {**_ASCII_TABLE, 0: f" {_SEPARATOR} "}
+# Batch tokenising joins the texts with SEPARATOR (NUL), which the ASCII table turns into a token of
+# its own (every other separator becomes a space): one pass of each string method for the batch.
+SEPARATOR: Final = "\x00"
+_BATCH_TABLE = {**_ASCII_TABLE, 0: f" {SEPARATOR} "}
+
+
+def token_stream(texts: Sequence[str]) -> list[str]:
+    """The tokens of every text with stop words kept, each text's tokens followed by ``SEPARATOR``.
+
+    ``SEPARATOR`` is never a token of a text. Dropping it and the stop words from each text's part
+    gives exactly ``tokenize(text)``.
+    """
+    stream: list[str] = []
+    run: list[str] = []  # consecutive ASCII texts, tokenised in one pass
+    for text in texts:
+        if text.isascii() and SEPARATOR not in text:
+            run.append(text)
+            continue
+        if run:
+            stream.extend(_ascii_stream(run))
+            run = []
+        # Non-ASCII text takes per-text rules (NFKC, casefold); a NUL in a text would be ambiguous.
+        stream.extend(tokenize(text, drop_stopwords=False))
+        stream.append(SEPARATOR)
+    if run:
+        stream.extend(_ascii_stream(run))
+    return stream
+
+
+def _ascii_stream(texts: list[str]) -> list[str]:
+    # The acronym rule cannot cross a text boundary: NUL is neither a letter nor a dot.
+    joined = SEPARATOR.join(texts) + SEPARATOR
+    return normalise_text(joined).translate(_BATCH_TABLE).split()
 
 
 def tokenize_many(texts: Sequence[str], *, drop_stopwords: bool = True) -> list[list[str]]:
-    """``[tokenize(t) for t in texts]``, faster for many short texts (the same tokens, always)."""
-    out: list[list[str]] = [[] for _ in texts]
-    # Non-ASCII text takes per-text rules (NFKC, casefold), and a NUL in a text would be ambiguous.
-    batch = [i for i, t in enumerate(texts) if t.isascii() and _SEPARATOR not in t]
-    for i in set(range(len(texts))).difference(batch):
-        out[i] = tokenize(texts[i], drop_stopwords=drop_stopwords)
-    if not batch:
-        return out
-    # The acronym rule cannot cross a text boundary: NUL is neither a letter nor a dot.
-    joined = _SEPARATOR.join([texts[i] for i in batch])
+    """``[tokenize(t, drop_stopwords=...) for t in texts]``, faster for many short texts."""
+    out: list[list[str]] = []
+    current: list[str] = []
     stop = STOPWORDS if drop_stopwords else frozenset()
-    slots = iter(batch)
-    current = out[next(slots)]
-    for token in normalise_text(joined).translate(_BATCH_TABLE).split():
-        if token == _SEPARATOR:
-            current = out[next(slots)]
+    for token in token_stream(texts):
+        if token == SEPARATOR:
+            out.append(current)
+            current = []
         elif token not in stop:
             current.append(token)
     return out

@@ -30,6 +30,8 @@ from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_applicati
 from django.core.servers.basehttp import run as serve_wsgi
 from django.db import connection
 
+from config import celery_app
+from config.inprocess_beat import InProcessBeat
 from grading.models import HindsightGraph
 from grading.services import hindsight_build
 from ingestion.models import Question
@@ -103,12 +105,26 @@ class Command(BaseCommand):
             return
         if server is None:
             server = self._serve(host or "127.0.0.1", int(port))
+        beat = self._start_periodic_tasks()
         self.stdout.write("Serving; press Ctrl-C to stop.")
         try:
             while server.is_alive():
                 server.join(timeout=1)
         except KeyboardInterrupt:
             self.stdout.write("Stopped.")
+        finally:
+            if beat is not None:
+                beat.stop()
+
+    def _start_periodic_tasks(self) -> InProcessBeat | None:
+        """With no broker (the embedded default) the beat schedule runs in a thread of this process."""
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            self.stdout.write("Periodic tasks: run `celery -A config beat` and workers (REDIS_URL is set).")
+            return None
+        beat = InProcessBeat(app=celery_app, entries=settings.CELERY_BEAT_SCHEDULE)
+        beat.start()
+        self.stdout.write("Periodic tasks (closing questions, polling sources, grading sweeps) run in-process.")
+        return beat
 
     # -- steps
     def _publish(self, options: dict[str, Any]) -> SampleWorldRun:

@@ -140,12 +140,6 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "leaderboard.api_errors.exception_handler",
-    # NaN/Infinity reach the validators, whose errors name the field (strict JSON would not).
-    "DEFAULT_PARSER_CLASSES": [
-        "leaderboard.parsers.NonFiniteTolerantJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
 }
 SPECTACULAR_SETTINGS = {
