@@ -13,6 +13,7 @@ from django.db import DatabaseError
 from leaderboard.judges import JudgeUnavailable
 from leaderboard.selectors.grades import questions_needing_grading
 from leaderboard.services.grading import grade_question
+from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
 
 logger = logging.getLogger(__name__)
 
@@ -31,7 +32,11 @@ def regrade_question(question_id: int) -> dict[str, Any]:
     When another worker holds the question the task leaves a rerun request for it and ends; the
     holder runs again after it finishes (see ``grade_question``).
     """
-    return grade_question(question_id=question_id).as_dict()
+    report = grade_question(question_id=question_id)
+    if report.graded or report.withdrawn or report.counts_updated:
+        # Standings are materialised rows: refresh the views holding this question.
+        update_standings_for_questions.delay([question_id])
+    return report.as_dict()
 
 
 @shared_task(name="leaderboard.tasks.sweep_pending_grading", acks_late=True)
@@ -43,3 +48,17 @@ def sweep_pending_grading() -> list[int]:
     if question_ids:
         logger.info("grading sweeper enqueued %d questions", len(question_ids))
     return question_ids
+
+
+@shared_task(name="leaderboard.tasks.rebuild_standings", acks_late=True)
+def rebuild_standings() -> dict[str, Any]:
+    """Full rebuild; idempotent, so a duplicate delivery only recomputes the same rows."""
+    result = standings_rebuild()
+    return {"views": result.views, "rows": result.rows, "grades": result.grades}
+
+
+@shared_task(name="leaderboard.tasks.update_standings_for_questions", acks_late=True)
+def update_standings_for_questions(question_ids: list[int]) -> dict[str, Any]:
+    """Recompute the standings views that hold these questions (after their grades changed)."""
+    result = standings_update_for_questions(question_ids=question_ids)
+    return {"views": result.views, "rows": result.rows}

@@ -64,10 +64,9 @@ def tokenize(text: str, *, drop_stopwords: bool = True) -> list[str]:
     return tokens
 
 
-# Batch tokenising joins the texts with SEPARATOR (NUL), which the ASCII table turns into a token of
-# its own (every other separator becomes a space): one pass of each string method for the batch.
+# Batch tokenising joins the texts with SEPARATOR (NUL), which becomes a token of its own: one pass
+# of each string method for the whole batch.
 SEPARATOR: Final = "\x00"
-_BATCH_TABLE = {**_ASCII_TABLE, 0: f" {SEPARATOR} "}
 
 
 def token_stream(texts: Sequence[str]) -> list[str]:
@@ -93,10 +92,23 @@ def token_stream(texts: Sequence[str]) -> list[str]:
     return stream
 
 
+# The ASCII rules of normalise_text + tokenize on bytes, whose translate works from a 256-byte
+# table (a str translate looks every character up in a dict): lower-case, drop apostrophes,
+# collapse acronyms, then letters and digits are kept, NUL (SEPARATOR) too, and all else separates.
+_ACRONYM_BYTES = re.compile(rb"\b(?:[A-Za-z]\.){2,}")
+_BYTES_TABLE = bytes(c if chr(c).isalnum() or c == 0 else 32 for c in range(256))
+
+
+def _collapse_acronym(match: re.Match[bytes]) -> bytes:
+    return match.group(0).replace(b".", b"") + b" "
+
+
 def _ascii_stream(texts: list[str]) -> list[str]:
     # The acronym rule cannot cross a text boundary: NUL is neither a letter nor a dot.
-    joined = SEPARATOR.join(texts) + SEPARATOR
-    return normalise_text(joined).translate(_BATCH_TABLE).split()
+    data = (SEPARATOR.join(texts) + SEPARATOR).encode("ascii").lower().translate(None, b"'`")
+    if b"." in data:
+        data = _ACRONYM_BYTES.sub(_collapse_acronym, data)
+    return data.replace(b"\x00", b" \x00 ").translate(_BYTES_TABLE).decode("ascii").split()
 
 
 def tokenize_many(texts: Sequence[str], *, drop_stopwords: bool = True) -> list[list[str]]:

@@ -13,11 +13,11 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import BigIntegerField, Count, Exists, F, Func, Max, OuterRef, Q, QuerySet
 
 from grading.models import HindsightEvent, HindsightGraph
 from grading.scoring import GRADER_VERSION
@@ -116,12 +116,30 @@ class ForecastHead:
     received_at: datetime
 
 
+# Timestamps of bulk grading reads come as whole microseconds since the epoch: Django's timestamptz
+# loader parses each value in Python (several microseconds apiece, seven per forecast), while
+# adding a timedelta to the epoch gives the same aware UTC datetime in a fraction of that.
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _epoch_us(field: str) -> Func:
+    return Func(
+        F(field),
+        template="(EXTRACT(EPOCH FROM %(expressions)s) * 1000000)::bigint",
+        output_field=BigIntegerField(),
+    )
+
+
+def _utc(microseconds: int | None) -> datetime | None:
+    return None if microseconds is None else _EPOCH + timedelta(microseconds=microseconds)
+
+
 def forecast_heads(question_id: int) -> list[ForecastHead]:
     return [
-        ForecastHead(*row)
-        for row in Forecast.objects.filter(question_id=question_id)
+        ForecastHead(forecast_id, agent_id, session_id, _EPOCH + timedelta(microseconds=received))
+        for forecast_id, agent_id, session_id, received in Forecast.objects.filter(question_id=question_id)
         .order_by("received_at", "id")
-        .values_list("id", "agent_id", "session_id", "received_at")
+        .values_list("id", "agent_id", "session_id", _epoch_us("received_at"))
     ]
 
 
@@ -195,26 +213,42 @@ class ForecastData:
 
 
 def forecast_data(forecast_ids: Sequence[int]) -> list[ForecastData]:
-    rows = Forecast.objects.filter(pk__in=forecast_ids).values_list(
-        "id",
-        "agent_id",
-        "session_id",
-        "received_at",
-        "prediction",
-        "sources",
-        "graph",
-        "session__simulated_at",
-        "agent__knowledge_cutoff",
+    """The forecasts' grading inputs, ordered by id."""
+    rows = (
+        Forecast.objects.filter(pk__in=forecast_ids)
+        .order_by("id")
+        .values_list(
+            "id",
+            "agent_id",
+            "session_id",
+            _epoch_us("received_at"),
+            "prediction",
+            "sources",
+            "graph",
+            _epoch_us("session__simulated_at"),
+            "agent__knowledge_cutoff",
+        )
     )
     cited: dict[int, list[tuple[int, datetime | None]]] = defaultdict(list)
     through = Forecast.cited_articles.through.objects.filter(forecast_id__in=forecast_ids)
-    for forecast_id, article_id, published_at in through.values_list(
-        "forecast_id", "article_id", "article__published_at"
+    for forecast_id, article_id, published_us in through.values_list(
+        "forecast_id", "article_id", _epoch_us("article__published_at")
     ).order_by("id"):
-        cited[forecast_id].append((article_id, published_at))
+        cited[forecast_id].append((article_id, _utc(published_us)))
     return [
-        ForecastData(*row, cited=cited.get(row[0], []))  # type: ignore[misc]
-        for row in sorted(rows, key=lambda r: r[0])
+        ForecastData(
+            id=forecast_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            received_at=_EPOCH + timedelta(microseconds=received_us),
+            prediction=prediction,
+            sources=sources,
+            graph=graph,
+            simulated_at=_utc(simulated_us),
+            knowledge_cutoff=cutoff,
+            cited=cited.get(forecast_id, []),
+        )
+        for forecast_id, agent_id, session_id, received_us, prediction, sources, graph, simulated_us, cutoff in rows
     ]
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
+import psycopg
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connections, router, transaction
@@ -226,6 +227,33 @@ def _link_articles(pairs: Sequence[tuple[Forecast, list[int]]]) -> None:
         through.objects.bulk_create(rows)
 
 
+def _bulk_insert(forecasts: list[Forecast]) -> None:
+    """``bulk_create`` for many rows, with the parameters bound by the server on PostgreSQL.
+
+    Django's PostgreSQL bulk insert sends each column as one array; through Django's client-side
+    binding cursor psycopg quotes every array element in Python, which costs as much CPU as
+    validating the forecast. A server-binding cursor on the same connection (and transaction)
+    sends the same arrays without that.
+    """
+    connection = connections[router.db_for_write(Forecast)]
+    if len(forecasts) < 2 or connection.vendor != "postgresql":
+        Forecast.objects.bulk_create(forecasts)
+        return
+    query = sql.InsertQuery(Forecast)
+    query.insert_values([f for f in Forecast._meta.concrete_fields if not f.primary_key], forecasts)
+    compiler = query.get_compiler(connection=connection)
+    compiler.returning_fields = [Forecast._meta.pk]
+    [(statement, params)] = compiler.as_sql()
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(statement, params)
+        ids = [row[0] for row in cursor.fetchall()]
+    for forecast, pk in zip(forecasts, ids, strict=True):
+        forecast.pk = pk
+        forecast._state.adding = False
+        forecast._state.db = connection.alias
+
+
 def _by_key(*, agent: Agent, key: str) -> Forecast | None:
     existing = Forecast.objects.filter(agent=agent, idempotency_key=key).first()
     if existing is not None:
@@ -426,7 +454,7 @@ def forecast_submit_batch(
         results[index] = SubmitResult(forecast=forecast, created=True)
     try:
         with transaction.atomic():
-            Forecast.objects.bulk_create([f for _, f, _ in to_create])
+            _bulk_insert([f for _, f, _ in to_create])
             _link_articles([(f, ids) for _, f, ids in to_create])
     except IntegrityError:
         # A concurrent request took one of these idempotency keys: fall back to one at a time,

@@ -509,6 +509,26 @@ def validate_graph(*, graph: Any, errors: _Errors | None = None) -> dict[str, An
     return result
 
 
+def _acyclic(edges: list[tuple[str, str]]) -> bool:
+    """Kahn's algorithm: whether every node can be removed in topological order."""
+    indegree: dict[str, int] = {}
+    successors: dict[str, list[str]] = {}
+    for source, target in edges:
+        successors.setdefault(source, []).append(target)
+        indegree.setdefault(source, 0)
+        indegree[target] = indegree.get(target, 0) + 1
+    ready = [node for node, degree in indegree.items() if degree == 0]
+    removed = 0
+    while ready:
+        node = ready.pop()
+        removed += 1
+        for nxt in successors.get(node, ()):
+            indegree[nxt] -= 1
+            if indegree[nxt] == 0:
+                ready.append(nxt)
+    return removed == len(indegree)
+
+
 def _graph(graph: Any, errs: _Errors) -> dict[str, Any] | None:
     if graph is None or graph == {}:
         return None
@@ -566,7 +586,7 @@ def _graph(graph: Any, errs: _Errors) -> dict[str, Any] | None:
     elif len(edges) > MAX_EDGES:
         errs.add("graph.edges", f"has {len(edges)} edges; at most {MAX_EDGES} are allowed")
         edges = []
-    digraph = nx.DiGraph()
+    graph_edges: list[tuple[str, str]] = []
     seen_pairs: set[tuple[str, str]] = set()
     for i, edge in enumerate(edges):
         field = f"graph.edges[{i}]"
@@ -609,14 +629,16 @@ def _graph(graph: Any, errs: _Errors) -> dict[str, Any] | None:
             if (source, target) in seen_pairs:
                 errs.add(field, f"duplicate edge {source!r} -> {target!r}")
             seen_pairs.add((source, target))
-            digraph.add_edge(source, target)
+            graph_edges.append((source, target))
         clean_edges.append(
             {"source": source, "target": target, "relation": canonical, "strength": strength, "confidence": confidence}
         )
-    try:
+    cycle: list[tuple[str, str]] = []
+    if graph_edges and not _acyclic(graph_edges):
+        # networkx names the cycle; only a graph that has one pays for building it.
+        digraph = nx.DiGraph()
+        digraph.add_edges_from(graph_edges)
         cycle = nx.find_cycle(digraph)
-    except nx.NetworkXNoCycle:
-        cycle = []
     if cycle:
         path = " -> ".join([str(u) for u, _ in cycle] + [str(cycle[0][0])])
         errs.add("graph.edges", f"the graph must not contain a cycle: {path}")

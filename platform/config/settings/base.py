@@ -181,8 +181,6 @@ CELERY_TASK_ROUTES = {
     "leaderboard.tasks.regrade_*": {"queue": "grade"},
 }
 CELERY_TIMEZONE = "UTC"
-# Task modules outside the autodiscovered <app>.tasks.
-CELERY_IMPORTS = ("leaderboard.tasks_standings",)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "close-questions": {
         "task": "ingestion.tasks.close_due_questions",
@@ -195,6 +193,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "generate-questions-from-news": {
         "task": "ingestion.tasks.generate_questions_from_news",
         "schedule": crontab(minute=0),
+    },
+    "rebuild-standings": {
+        "task": "leaderboard.tasks.rebuild_standings",
+        "schedule": crontab(hour=3, minute=0),
     },
     "sweep-grading": {
         "task": "leaderboard.tasks.sweep_pending_grading",
