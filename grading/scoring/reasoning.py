@@ -87,6 +87,8 @@ _UNDATED_REFERENCE: Final = 10**9
 _UNKNOWN: Final = -1
 _END_OF_TEXT: Final = -2
 _STOPWORD: Final = -3
+# Multiply-adds per matrix product below OpenBLAS's threading threshold (65536 x 4).
+_SMALL_PRODUCT: Final = 200_000
 # score_many works on chunks of at most this many cells of the (event rows x vocabulary) matrix.
 _CHUNK_CELLS: Final = 1_000_000
 
@@ -250,6 +252,13 @@ class ReferenceIndex:
                 counts[i, vocab[token]] += 1.0
         self._counts_t = np.ascontiguousarray(counts.T)  # (V, N)
         self._doc_len = counts.sum(axis=1) if n else np.zeros(0)  # (N,)
+        max_count = int(counts.max()) if counts.size else 0
+        # [r_t >= k] for k = 1..max count, stacked: (max count x V, N), for the overlap computation.
+        self._levels: FloatArray = (
+            np.concatenate([self._counts_t >= k for k in range(1, max_count + 1)], axis=0).astype(np.float64)
+            if max_count
+            else np.zeros((0, n), dtype=np.float64)
+        )
         # Token -> code for vectorised query building (the vocabulary never holds a stop word).
         self._codes: dict[str, int] = {
             **dict.fromkeys(STOPWORDS, _STOPWORD),
@@ -326,13 +335,17 @@ class ReferenceIndex:
             if known_before[end] > known_before[start]:  # a forecast without known terms scores 0
                 bm25[start:end] = q[start:end] @ weights
             start = end
-        # Multiset overlap sum_t min(q_t, r_t), summed over each row's nonzero query terms.
+        # Multiset overlap sum_t min(q_t, r_t) = sum_k [q_t >= k] . [r_t >= k] for integer counts, all
+        # levels k in one product. Row blocks keep each product below the size at which OpenBLAS
+        # starts threads (whose start-up and spinning cost more than such a product on a busy machine).
         overlap = np.zeros((r, n), dtype=np.float64)
-        nz_rows, nz_terms = np.nonzero(q)  # row-major: rows ascending
-        if nz_rows.size:
-            shared = np.minimum(q[nz_rows, nz_terms][:, None], self._counts_t[nz_terms])
-            firsts = np.flatnonzero(np.concatenate(([True], nz_rows[1:] != nz_rows[:-1])))
-            overlap[nz_rows[firsts]] = np.add.reduceat(shared, firsts, axis=0)
+        levels = self._levels
+        depth = levels.shape[0] // max(v, 1)
+        step = max(1, _SMALL_PRODUCT // max(levels.size, 1))
+        for first in range(0, r if depth else 0, step):
+            block = q[first : first + step]
+            q_levels = np.concatenate([block >= k for k in range(1, depth + 1)], axis=1).astype(np.float64)
+            overlap[first : first + step] = q_levels @ levels
 
         if self.settings.bm25_normalisation == "self":
             self_scores = self._self_scores[None, :]

