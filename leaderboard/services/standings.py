@@ -13,48 +13,32 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import Avg, Count, F, Q
-from django.db.models.functions import Exp, Power
+from django.db.models import F, Q
 from django.utils import timezone
 
+from grading.scoring.outcome import brier_index
 from ingestion.models import Question, Resolution
 from leaderboard.models import Grade, Standing
 from leaderboard.standings import (
     METRICS,
     GradeTable,
     QuestionTable,
-    StandingRow,
-    View,
-    ViewResult,
-    assign_ranks,
+    ViewColumns,
     base_rates,
-    compute_views,
+    compute_view_columns,
+    horizon_buckets,
+    market_aggregates,
     materialised_views,
+    rank_columns,
     views_touching,
 )
 
-_GRADE_COLUMNS = (
-    "forecast__agent_id",
-    "forecast__question_id",
-    "forecast__question__track",
-    "forecast__question__type",
-    "forecast__question__domain",
-    "forecast__question__origin",
-    "forecast__question__horizon_days",
-    "contaminated",
-    "cutoff_declared",
-    "correct",
-    "brier",
-    "log_score",
-    "market_edge",
-    "source_precision",
-    "key_event_recall",
-    "second_level_f1",
-    "open_f1",
-)
+# (metric name, Grade column): what the standings read of each grade besides its agent and question.
 _METRIC_COLUMN = {
     "accuracy": "correct",
     "brier": "brier",
@@ -65,7 +49,23 @@ _METRIC_COLUMN = {
     "second_level_f1": "second_level_f1",
     "open_f1": "open_f1",
 }
-_HALF_LOG = math.log(0.5)
+# Every column fixed-width and non-NULL (NULL metrics as NaN), so PostgreSQL's binary COPY output is
+# one numpy record per row: (name, field path, SQL cast template, numpy dtype of the COPY field).
+_GRADE_FIELDS: tuple[tuple[str, str, str, str], ...] = (
+    ("agent", "forecast__agent_id", "{}::int8", ">i8"),
+    ("question", "forecast__question_id", "{}::int8", ">i8"),
+    ("contaminated", "contaminated", "{}", "u1"),
+    ("cutoff_declared", "cutoff_declared", "{}", "u1"),
+    ("accuracy", "correct", "COALESCE({}::int4::float8, 'NaN'::float8)", ">f8"),
+    *((m, c, "COALESCE({}::float8, 'NaN'::float8)", ">f8") for m, c in _METRIC_COLUMN.items() if m != "accuracy"),
+)
+_MARKET_FIELDS: tuple[tuple[str, str, str, str], ...] = (
+    ("agent", "forecast__agent_id", "{}::int8", ">i8"),
+    ("question", "forecast__question_id", "{}::int8", ">i8"),
+    ("log_score", "log_score", "COALESCE({}::float8, 'NaN'::float8)", ">f8"),
+    ("market_edge", "market_edge", "COALESCE({}::float8, 'NaN'::float8)", ">f8"),
+)
+_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def _epoch(value: datetime | None) -> float | None:
 
 def resolution_times(question_ids: Iterable[int] | None = None) -> dict[int, tuple[float | None, Any, str]]:
     """question id -> (resolved_at epoch, outcome, kind) of its current (latest) resolution."""
-    qs = Resolution.objects.all()
+    qs = Resolution.objects.order_by()
     if question_ids is not None:
         qs = qs.filter(question_id__in=list(question_ids))
     latest: dict[int, tuple[int, float | None, Any, str]] = {}
@@ -99,46 +99,148 @@ def resolution_times(question_ids: Iterable[int] | None = None) -> dict[int, tup
     return {qid: (v[1], v[2], v[3]) for qid, v in latest.items()}
 
 
+# ------------------------------------------------------------------------------------ reading
+
+
+def _columns_sql(fields: Sequence[tuple[str, str, str, str]], queryset: Any) -> tuple[str, tuple[Any, ...]]:
+    """SQL selecting ``fields`` (cast as declared) from the rows of ``queryset``, unordered."""
+    inner = queryset.order_by().values(**{f"c{i}": F(path) for i, (_, path, _, _) in enumerate(fields)})
+    sql, params = inner.query.sql_with_params()
+    select = ", ".join(cast.format(f'"c{i}"') for i, (_, _, cast, _) in enumerate(fields))
+    return f"SELECT {select} FROM ({sql}) AS rows", tuple(params)
+
+
+def _read_columns(
+    fields: Sequence[tuple[str, str, str, str]], sql: str, params: Sequence[Any]
+) -> dict[str, npt.NDArray[Any]]:
+    """Run ``sql`` and return its columns as numpy arrays.
+
+    On PostgreSQL through ``COPY ... TO STDOUT (FORMAT BINARY)`` parsed by one ``np.frombuffer``:
+    no Python object per value, which is what made reading 10^6 grades slow.
+    """
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        cols = list(zip(*rows, strict=True)) if rows else [()] * len(fields)
+        out: dict[str, npt.NDArray[Any]] = {}
+        for (name, _, _, dtype), col in zip(fields, cols, strict=True):
+            kind = np.dtype(dtype)
+            values = [math.nan if v is None else v for v in col] if kind.kind == "f" else list(col)
+            out[name] = np.asarray(values, dtype=kind.newbyteorder("="))
+        return out
+    record = np.dtype(
+        [("count", ">i2")]
+        + [x for i, (_, _, _, dtype) in enumerate(fields) for x in ((f"l{i}", ">i4"), (f"v{i}", dtype))]
+    )
+    buffer = io.BytesIO()
+    with (
+        connection.cursor() as cursor,
+        cursor.cursor.copy(f"COPY ({sql}) TO STDOUT (FORMAT BINARY)", params or None) as copy,
+    ):
+        for chunk in copy:
+            buffer.write(chunk)
+    data = buffer.getbuffer()
+    if bytes(data[:11]) != _COPY_SIGNATURE:
+        raise RuntimeError("unexpected COPY BINARY header")
+    start = 19 + int.from_bytes(data[15:19], "big")
+    body = len(data) - start - 2  # the trailer is a 16-bit -1
+    if body % record.itemsize:
+        raise RuntimeError("COPY BINARY rows are not fixed-width (a NULL or a variable-width column?)")
+    rows_array = np.frombuffer(data, dtype=record, count=body // record.itemsize, offset=start)
+    if rows_array.size and (
+        bool((rows_array["count"] != len(fields)).any())
+        or any(
+            bool((rows_array[f"l{i}"] != np.dtype(dtype).itemsize).any()) for i, (_, _, _, dtype) in enumerate(fields)
+        )
+    ):
+        raise RuntimeError("COPY BINARY rows do not match the expected fields")
+    out = {}
+    for i, (name, _, _, dtype) in enumerate(fields):
+        out[name] = rows_array[f"v{i}"].astype(np.dtype(dtype).newbyteorder("="))
+    del rows_array, data
+    return out
+
+
+def grade_table_sql(*, agent_ids: Iterable[int] | None = None, where: Q | None = None) -> tuple[str, tuple[Any, ...]]:
+    """The standings' grade query: eligible grades (optionally of these agents / matching ``where``)."""
+    qs = eligible_grades()
+    if agent_ids is not None:
+        qs = qs.filter(forecast__agent_id__in=list(agent_ids))
+    if where is not None:
+        qs = qs.filter(where)
+    return _columns_sql(_GRADE_FIELDS, qs)
+
+
+@dataclass(frozen=True)
+class _QuestionInfo:
+    """Attributes of a set of questions, aligned with ``ids`` (sorted)."""
+
+    ids: npt.NDArray[np.int64]
+    labels: dict[str, list[str]]
+    codes: dict[str, npt.NDArray[np.int32]]
+    horizon: npt.NDArray[np.int32]
+    resolved_at: npt.NDArray[np.float64]
+
+    def positions(self, question: npt.NDArray[np.int64]) -> npt.NDArray[np.intp]:
+        pos = np.searchsorted(self.ids, question)
+        if question.size and (
+            bool((pos >= self.ids.size).any()) or bool((self.ids[np.minimum(pos, self.ids.size - 1)] != question).any())
+        ):
+            raise RuntimeError("a grade refers to a question that was not loaded")
+        return pos
+
+
+def _question_info(ids: npt.NDArray[np.int64], resolved: dict[int, tuple[float | None, Any, str]]) -> _QuestionInfo:
+    rows = sorted(
+        Question.objects.filter(pk__in=ids.tolist())
+        .order_by()
+        .values_list("id", "track", "type", "domain", "origin", "horizon_days")
+    )
+    labels: dict[str, list[str]] = {}
+    codes: dict[str, npt.NDArray[np.int32]] = {}
+    for k, name in enumerate(("track", "qtype", "domain", "origin"), start=1):
+        values = [r[k] or "" for r in rows]
+        # sorted labels: view order (and so the rebuild) does not depend on the order rows arrive in
+        labels[name] = sorted(set(values))
+        index = {label: i for i, label in enumerate(labels[name])}
+        codes[name] = np.fromiter((index[v] for v in values), dtype=np.int32, count=len(values))
+    times = [resolved.get(r[0], (None, None, ""))[0] for r in rows]
+    resolved_at = np.asarray([math.nan if t is None else t for t in times], dtype=np.float64)
+    return _QuestionInfo(
+        ids=np.asarray([r[0] for r in rows], dtype=np.int64),
+        labels=labels,
+        codes=codes,
+        horizon=horizon_buckets([r[5] for r in rows]),
+        resolved_at=resolved_at,
+    )
+
+
 def load_grade_table(
-    *, queryset: Any = None, resolved: dict[int, tuple[float | None, Any, str]] | None = None
+    *,
+    agent_ids: Iterable[int] | None = None,
+    where: Q | None = None,
+    resolved: dict[int, tuple[float | None, Any, str]] | None = None,
 ) -> GradeTable:
-    """Eligible grades as a :class:`GradeTable`, in one query read through a plain cursor."""
-    qs = (eligible_grades() if queryset is None else queryset).values_list(*_GRADE_COLUMNS)
-    sql, params = qs.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+    """Eligible grades as a :class:`GradeTable`: one binary COPY of the grades' numbers, then the
+    attributes of their questions (one row per question) joined in numpy."""
+    sql, params = grade_table_sql(agent_ids=agent_ids, where=where)
+    cols = _read_columns(_GRADE_FIELDS, sql, params)
     if resolved is None:
         resolved = resolution_times()
-    if not rows:
-        return GradeTable.from_columns(
-            agent=[],
-            question=[],
-            track=[],
-            qtype=[],
-            domain=[],
-            origin=[],
-            horizon_days=[],
-            contaminated=[],
-            cutoff_declared=[],
-            resolved_at=[],
-            metrics={},
-        )
-    cols = list(zip(*rows, strict=True))
-    position = {name: i for i, name in enumerate(_GRADE_COLUMNS)}
-    questions = cols[1]
-    return GradeTable.from_columns(
-        agent=cols[0],
-        question=questions,
-        track=cols[2],
-        qtype=cols[3],
-        domain=cols[4],
-        origin=cols[5],
-        horizon_days=cols[6],
-        contaminated=cols[7],
-        cutoff_declared=cols[8],
-        resolved_at=[resolved.get(q, (None, None, ""))[0] for q in questions],
-        metrics={m: cols[position[c]] for m, c in _METRIC_COLUMN.items()},
+    question = cols["question"]
+    info = _question_info(np.unique(question), resolved)
+    pos = info.positions(question)
+    return GradeTable.from_coded(
+        agent=cols["agent"],
+        question=question,
+        codes={name: info.codes[name][pos] for name in info.codes},
+        labels=info.labels,
+        horizon=info.horizon[pos],
+        contaminated=cols["contaminated"].astype(bool),
+        cutoff_declared=cols["cutoff_declared"].astype(bool),
+        resolved_at=info.resolved_at[pos],
+        metrics={m: cols[m] for m in METRICS},
     )
 
 
@@ -150,35 +252,34 @@ def _binary_outcome(value: Any) -> float | None:
     return None
 
 
-def load_question_table(*, resolved: dict[int, tuple[float | None, Any, str]] | None = None) -> QuestionTable:
+def load_question_table(
+    *, resolved: dict[int, tuple[float | None, Any, str]] | None = None, table: GradeTable | None = None
+) -> QuestionTable:
     """Binary questions with eligible grades: outcomes, base rates and the market at forecast times.
 
     The market's scores are recovered per grade from ``log_score - market_edge`` and averaged per
-    question in the database (one GROUP BY).
+    question (:func:`~leaderboard.standings.market_aggregates`). ``table``, when it holds *every*
+    eligible grade (the full rebuild), supplies those grades; otherwise one narrow binary COPY does.
+    Both give the grades in (agent, question) order, so both paths produce identical baselines.
     """
     if resolved is None:
         resolved = resolution_times()
-    market_log = F("log_score") - F("market_edge")
-    has_market = Q(market_edge__isnull=False, log_score__isnull=False)
-    aggregates = (
-        eligible_grades()
-        .filter(forecast__question__type=Question.Type.BINARY)
-        .values("forecast__question_id")
-        .annotate(
-            m_n=Count("id", filter=has_market),
-            m_log=Avg(market_log, filter=has_market),
-            m_brier=Avg(Power(1.0 - Exp(market_log), 2), filter=has_market),
-            m_above=Count("id", filter=has_market & Q(log_score__gt=F("market_edge") + _HALF_LOG + 1e-12)),
-            m_tie=Count(
-                "id",
-                filter=has_market
-                & Q(log_score__lte=F("market_edge") + _HALF_LOG + 1e-12)
-                & Q(log_score__gte=F("market_edge") + _HALF_LOG - 1e-12),
-            ),
+    if table is not None:
+        binary = table.code("qtype", Question.Type.BINARY)
+        keep = table.qtype == binary if binary is not None else np.zeros(len(table), dtype=bool)
+        question = table.question[keep]
+        log_score, market_edge = table.metrics["log_score"][keep], table.metrics["market_edge"][keep]
+    else:
+        sql, params = _columns_sql(
+            _MARKET_FIELDS, eligible_grades().filter(forecast__question__type=Question.Type.BINARY)
         )
-        .values_list("forecast__question_id", "m_n", "m_log", "m_brier", "m_above", "m_tie")
+        cols = _read_columns(_MARKET_FIELDS, sql, params)
+        order = np.lexsort((cols["question"], cols["agent"]))
+        question = cols["question"][order]
+        log_score, market_edge = cols["log_score"][order], cols["market_edge"][order]
+    ids, m_n, m_log, m_brier, above, tie = market_aggregates(
+        question=question, log_score=log_score, market_edge=market_edge
     )
-    graded = {row[0]: row[1:] for row in aggregates}
     resolved_binary = [
         (t, y)
         for qid, (t, outcome, kind) in resolved.items()
@@ -186,43 +287,43 @@ def load_question_table(*, resolved: dict[int, tuple[float | None, Any, str]] | 
         and t is not None
         and (y := _binary_outcome(outcome)) is not None
     ]
-    ids: list[int] = []
-    outcomes: list[float] = []
-    opens: list[float] = []
-    m_brier: list[float | None] = []
-    m_log: list[float | None] = []
-    m_correct: list[float | None] = []
-    attrs: list[tuple[Any, ...]] = []
     info = {
         row[0]: row[1:]
-        for row in Question.objects.filter(pk__in=list(graded)).values_list(
-            "id", "open_at", "track", "type", "domain", "origin", "horizon_days"
-        )
+        for row in Question.objects.filter(pk__in=ids.tolist())
+        .order_by()
+        .values_list("id", "open_at", "track", "type", "domain", "origin", "horizon_days")
     }
-    for qid, (m_n, log, brier, above, tie) in graded.items():
+    kept: list[int] = []
+    outcomes: list[float] = []
+    opens: list[float] = []
+    m_correct: list[float | None] = []
+    attrs: list[tuple[Any, ...]] = []
+    counts = m_n.tolist()
+    aboves, ties = above.tolist(), tie.tolist()
+    for k, qid in enumerate(ids.tolist()):
         current = resolved.get(qid)
         y = _binary_outcome(current[1]) if current and current[2] != Resolution.Kind.ANNUL else None
         if y is None or qid not in info:
             continue
-        open_at = info[qid][0]
         attrs.append((*info[qid][1:], current[0] if current else None))
-        ids.append(qid)
+        kept.append(k)
         outcomes.append(y)
-        opens.append(open_at.timestamp())
-        m_log.append(log if m_n else None)
-        m_brier.append(brier if m_n else None)
-        m_correct.append((above + (tie if y >= 0.5 else 0)) / m_n if m_n else None)
+        opens.append(info[qid][0].timestamp())
+        n = counts[k]
+        m_correct.append((aboves[k] + (ties[k] if y >= 0.5 else 0)) / n if n else None)
+    at = np.asarray(kept, dtype=np.intp)
+    has = m_n[at] > 0
     rates = base_rates(
         open_at=opens,
         resolved_at=[t for t, _ in resolved_binary],
         resolved_outcome=[y for _, y in resolved_binary],
     )
     return QuestionTable.build(
-        question=ids,
+        question=ids[at].tolist(),
         outcome=outcomes,
         base_rate=rates.tolist(),
-        market_brier=m_brier,
-        market_log=m_log,
+        market_brier=np.where(has, m_brier[at], math.nan).tolist(),
+        market_log=np.where(has, m_log[at], math.nan).tolist(),
         market_correct=m_correct,
         track=[a[0] for a in attrs],
         qtype=[a[1] for a in attrs],
@@ -250,67 +351,110 @@ _ROW_FIELDS = (
     "computed_at",
 )
 _ALL_FIELDS = (*_VIEW_FIELDS, *_ROW_FIELDS)
+_NULL = "\\N"
 
 
-def _values(view: View, row: StandingRow, rank_metric: str | None, now: datetime) -> tuple[Any, ...]:
-    values: dict[str, Any] = {
-        "track": view.track,
-        "question_type": view.question_type,
-        "domain": view.domain,
-        "origin": view.origin,
-        "horizon": view.horizon,
-        "contamination_filter": view.contamination_filter,
-        "agent_id": row.agent_id,
-        "baseline": row.baseline,
-        "rank": row.rank,
-        "rank_metric": rank_metric or "",
-        "provisional": row.provisional,
-        "n": row.n,
-        "brier_lo": row.brier_lo,
-        "brier_hi": row.brier_hi,
-        "brier_index": row.brier_index,
-        "computed_at": now,
-    }
-    for metric in METRICS:
-        values[metric] = row.metrics[metric].mean
-        values[f"{metric}_n"] = row.metrics[metric].n
-    return tuple(values[f] for f in _ALL_FIELDS)
-
-
-def _copy_value(value: Any) -> str:
+def _copy_text(value: Any) -> str:
     if value is None:
-        return "\\N"
+        return _NULL
     if isinstance(value, bool):
         return "t" if value else "f"
     if isinstance(value, datetime):
         return value.isoformat()
-    if isinstance(value, float):
-        return repr(value)
-    return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+    return str(value).replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
 
 
-def _insert(rows: Sequence[tuple[Any, ...]]) -> None:
-    """Insert Standing rows: COPY on PostgreSQL (fast for ~10^5 rows), bulk_create elsewhere."""
-    if not rows:
-        return
+def _float_texts(values: npt.NDArray[np.float64]) -> list[str]:
+    # repr is the shortest text that reads back as the same double
+    return [_NULL if v != v else repr(v) for v in values.tolist()]
+
+
+def _int_texts(values: npt.NDArray[np.int64], *, zero_is_null: bool = False) -> list[str]:
+    if zero_is_null:
+        return [str(v) if v else _NULL for v in values.tolist()]
+    return list(map(str, values.tolist()))
+
+
+def _view_columns_text(c: ViewColumns, rank_metric: str | None, now: datetime) -> dict[str, list[str]]:
+    """COPY text of every Standing field of one view's rows, column by column."""
+    k = len(c)
+    view = c.view
+    out: dict[str, list[str]] = {
+        "track": [_copy_text(view.track)] * k,
+        "question_type": [_copy_text(view.question_type)] * k,
+        "domain": [_copy_text(view.domain)] * k,
+        "origin": [_copy_text(view.origin)] * k,
+        "horizon": [_copy_text(view.horizon)] * k,
+        "contamination_filter": [_copy_text(view.contamination_filter)] * k,
+        "agent_id": [_NULL if b else str(a) for a, b in zip(c.agent.tolist(), c.baseline, strict=True)],
+        "baseline": [_copy_text(b) for b in c.baseline],
+        "rank": _int_texts(c.rank, zero_is_null=True),
+        "rank_metric": [_copy_text(rank_metric or "")] * k,
+        "provisional": np.where(c.provisional, "t", "f").tolist(),
+        "n": _int_texts(c.n),
+        "brier_lo": _float_texts(c.brier_lo),
+        "brier_hi": _float_texts(c.brier_hi),
+        "brier_index": [_NULL if b != b else repr(brier_index(b)) for b in c.means["brier"].tolist()],
+        "computed_at": [_copy_text(now)] * k,
+    }
+    for m in METRICS:
+        out[m] = _float_texts(c.means[m])
+        out[f"{m}_n"] = _int_texts(c.counts[m])
+    return out
+
+
+def _insert(results: Sequence[ViewColumns], now: datetime, *, ranked: bool = True) -> int:
+    """Insert the Standing rows of these views (COPY on PostgreSQL, bulk_create elsewhere).
+
+    ``ranked``: the results carry ranks (full rebuild); otherwise rank_metric is left empty for
+    :func:`_rerank` to fill in.
+    """
+    written = 0
     if connection.vendor == "postgresql":
         by_attname = {f.attname: str(f.column) for f in Standing._meta.concrete_fields}
         columns = ", ".join(by_attname[f] for f in _ALL_FIELDS)
-        buffer = io.StringIO()
-        for row in rows:
-            buffer.write("\t".join(_copy_value(v) for v in row))
-            buffer.write("\n")
-        with connection.cursor() as cursor:
-            raw = cursor.cursor
-            with raw.copy(f"COPY {Standing._meta.db_table} ({columns}) FROM STDIN") as copy:
-                copy.write(buffer.getvalue())
-        return
-    Standing.objects.bulk_create(
-        [Standing(**dict(zip(_ALL_FIELDS, row, strict=True))) for row in rows], batch_size=1000
-    )
+        with (
+            connection.cursor() as cursor,
+            cursor.cursor.copy(f"COPY {Standing._meta.db_table} ({columns}) FROM STDIN") as copy,
+        ):
+            for c in results:
+                if not len(c):
+                    continue
+                text = _view_columns_text(c, c.rank_metric if ranked else None, now)
+                lines = map("\t".join, zip(*(text[f] for f in _ALL_FIELDS), strict=True))
+                copy.write("\n".join(lines) + "\n")
+                written += len(c)
+        return written
+    objects: list[Standing] = []
+    for c in results:
+        for row in c.rows():
+            objects.append(
+                Standing(
+                    track=c.view.track,
+                    question_type=c.view.question_type,
+                    domain=c.view.domain,
+                    origin=c.view.origin,
+                    horizon=c.view.horizon,
+                    contamination_filter=c.view.contamination_filter,
+                    agent_id=row.agent_id,
+                    baseline=row.baseline,
+                    rank=row.rank,
+                    rank_metric=(c.rank_metric if ranked else None) or "",
+                    provisional=row.provisional,
+                    n=row.n,
+                    brier_lo=row.brier_lo,
+                    brier_hi=row.brier_hi,
+                    brier_index=row.brier_index,
+                    computed_at=now,
+                    **{m: row.metrics[m].mean for m in METRICS},
+                    **{f"{m}_n": row.metrics[m].n for m in METRICS},
+                )
+            )
+    Standing.objects.bulk_create(objects, batch_size=1000)
+    return len(objects)
 
 
-def _view_filter(view: View) -> Q:
+def _view_filter(view: Any) -> Q:
     return Q(
         track=view.track,
         question_type=view.question_type,
@@ -321,21 +465,21 @@ def _view_filter(view: View) -> Q:
     )
 
 
-def _rows_of(results: Sequence[ViewResult], now: datetime) -> list[tuple[Any, ...]]:
-    return [_values(r.view, row, r.rank_metric, now) for r in results for row in r.rows]
-
-
 # ------------------------------------------------------------------------------------ services
 
 _VERSION_KEY = "standings:version"
 
 
 def standings_version() -> int:
-    """A number that changes whenever standings are written (cache keys of rendered tables use it)."""
+    """A number that changes whenever standings are written (cache keys of rendered tables use it).
+
+    One cache GET per call (an ADD only the first time ever).
+    """
     return int(cache.get_or_set(_VERSION_KEY, 1, None) or 1)
 
 
-def _bump_version() -> None:
+def bump_standings_version() -> None:
+    """Make every cached leaderboard table stale (called after standings are written)."""
     try:
         cache.incr(_VERSION_KEY)
     except ValueError:
@@ -356,18 +500,17 @@ def standings_rebuild(*, now: datetime | None = None, bootstrap: bool = True) ->
     now = now or started
     resolved = resolution_times()
     table = load_grade_table(resolved=resolved)
-    questions = load_question_table(resolved=resolved)
+    questions = load_question_table(resolved=resolved, table=table)
     views = materialised_views(table)
-    results = compute_views(table, questions, views, min_n=min_ranked_n(), bootstrap=bootstrap)
-    rows = _rows_of(results, now)
+    results = compute_view_columns(table, questions, views, min_n=min_ranked_n(), bootstrap=bootstrap)
     Standing.objects.all().delete()
-    _insert(rows)
+    rows = _insert(results, now)
     # Bumped now (this process sees its own writes) and again at commit (so nobody caches old rows
     # under the new version in between).
-    _bump_version()
-    transaction.on_commit(_bump_version)
+    bump_standings_version()
+    transaction.on_commit(bump_standings_version)
     seconds = (timezone.now() - started).total_seconds()
-    return RebuildResult(views=len(views), rows=len(rows), grades=len(table), seconds=seconds)
+    return RebuildResult(views=len(views), rows=rows, grades=len(table), seconds=seconds)
 
 
 @transaction.atomic
@@ -376,8 +519,8 @@ def standings_update_for_questions(*, question_ids: Sequence[int], now: datetime
 
     Only the views holding one of the questions change. In each: the rows of agents that forecast
     these questions are recomputed from those agents' grades, baselines are recomputed, and the
-    view is re-ranked from its stored rows. Cost: the affected agents' grades plus one GROUP BY
-    for the baselines, independent of the number of other agents.
+    view is re-ranked from its stored rows. Cost: the affected agents' grades plus one narrow read
+    of the binary grades for the baselines, independent of the number of other agents.
     """
     started = timezone.now()
     now = now or started
@@ -391,63 +534,76 @@ def standings_update_for_questions(*, question_ids: Sequence[int], now: datetime
         for v in views_touching(track=a[0], qtype=a[1], domain=a[2], origin=a[3], horizon_days=a[4])
     }
     agent_ids = sorted(
-        set(Grade.objects.filter(forecast__question_id__in=ids).values_list("forecast__agent_id", flat=True))
+        set(
+            Grade.objects.filter(forecast__question_id__in=ids)
+            .order_by()
+            .values_list("forecast__agent_id", flat=True)
+            .distinct()
+        )
     )
     resolved = resolution_times()
-    table = load_grade_table(queryset=eligible_grades().filter(forecast__agent_id__in=agent_ids), resolved=resolved)
+    table = load_grade_table(agent_ids=agent_ids, resolved=resolved)
     questions = load_question_table(resolved=resolved)
-    results = compute_views(table, questions, list(views.values()), min_n=min_ranked_n(), agents=agent_ids)
     min_n = min_ranked_n()
-    written = 0
+    results = compute_view_columns(table, questions, list(views.values()), min_n=min_n, agents=agent_ids)
     for result in results:
-        where = _view_filter(result.view)
-        Standing.objects.filter(where).filter(Q(agent_id__in=agent_ids) | Q(agent__isnull=True)).delete()
-        _insert([_values(result.view, row, None, now) for row in result.rows])
-        written += len(result.rows)
+        Standing.objects.filter(_view_filter(result.view)).filter(
+            Q(agent_id__in=agent_ids) | Q(agent__isnull=True)
+        ).delete()
+    written = _insert(results, now, ranked=False)
+    for result in results:
         _rerank(result.view, min_n=min_n)
     # Bumped now (this process sees its own writes) and again at commit (so nobody caches old rows
     # under the new version in between).
-    _bump_version()
-    transaction.on_commit(_bump_version)
+    bump_standings_version()
+    transaction.on_commit(bump_standings_version)
     seconds = (timezone.now() - started).total_seconds()
     return RebuildResult(views=len(views), rows=written, grades=len(table), seconds=seconds)
 
 
-def _rerank(view: View, *, min_n: int) -> None:
+def _rerank(view: Any, *, min_n: int) -> None:
     """Recompute ranks of one view from its stored rows (metric means and n only)."""
-    from leaderboard.standings import MetricValue
+    from leaderboard.standings import RANK_METRICS
 
     stored = list(
         Standing.objects.filter(_view_filter(view)).values_list(
             "id",
             "agent_id",
             "baseline",
-            "n",
             "rank",
             "rank_metric",
             "provisional",
-            *[f for m in METRICS for f in (m, f"{m}_n")],
+            *[f for m in RANK_METRICS for f in (m, f"{m}_n")],
         )
     )
     if not stored:
         return
-    rows: list[StandingRow] = []
-    for rec in stored:
-        metrics = {m: MetricValue(rec[7 + 2 * i], rec[8 + 2 * i]) for i, m in enumerate(METRICS)}
-        rows.append(StandingRow(agent_id=rec[1], baseline=rec[2], n=rec[3], metrics=metrics))
-    metric = assign_ranks(rows, min_n=min_n)
-    changed = []
-    for rec, row in zip(stored, rows, strict=True):
-        if (rec[4], rec[5], rec[6]) != (row.rank, metric or "", row.provisional):
-            changed.append(Standing(id=rec[0], rank=row.rank, rank_metric=metric or "", provisional=row.provisional))
-    if not stored:
-        return
+    cols = list(zip(*stored, strict=True))
+    means = {
+        m: np.asarray([math.nan if v is None else v for v in cols[6 + 2 * i]], dtype=np.float64)
+        for i, m in enumerate(RANK_METRICS)
+    }
+    counts = {m: np.asarray(cols[7 + 2 * i], dtype=np.int64) for i, m in enumerate(RANK_METRICS)}
+    metric, rank, provisional = rank_columns(
+        is_agent=np.asarray([not b for b in cols[2]], dtype=bool),
+        agent_ids=np.asarray([a or 0 for a in cols[1]], dtype=np.int64),
+        means=means,
+        counts=counts,
+        min_n=min_n,
+    )
+    changed = [
+        Standing(id=rec[0], rank=r or None, rank_metric=metric or "", provisional=p)
+        for rec, r, p in zip(stored, rank.tolist(), provisional.tolist(), strict=True)
+        if (rec[3], rec[4], rec[5]) != (r or None, metric or "", p)
+    ]
     Standing.objects.bulk_update(changed, ["rank", "rank_metric", "provisional"], batch_size=1000)
 
 
 __all__ = [
     "RebuildResult",
+    "bump_standings_version",
     "eligible_grades",
+    "grade_table_sql",
     "load_grade_table",
     "load_question_table",
     "resolution_times",
