@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -15,8 +16,19 @@ from rest_framework.views import APIView
 from ingestion.models import Question
 from leaderboard.apis.common import ErrorSerializer
 from leaderboard.models import Agent, Grade
-from leaderboard.selectors.standings import agent_standings, leaderboard_page, parse_view
+from leaderboard.selectors.standings import (
+    agent_standings,
+    leaderboard_cache_key,
+    leaderboard_page,
+    normalise_sort,
+    parse_view,
+)
+from leaderboard.services.standings import standings_version
 from leaderboard.standings import METRICS
+
+# Where the cache is per process (no Redis) a version bump in another process is not seen: this
+# bounds how stale an answer can be there.
+LEADERBOARD_CACHE_SECONDS = 30
 
 _FILTERS = [
     OpenApiParameter("track", OpenApiTypes.STR, description="all (default), live or replay"),
@@ -58,14 +70,18 @@ class LeaderboardApi(APIView):
             view = parse_view(request.query_params)
         except DjangoValidationError as exc:
             raise exceptions.ValidationError(exc.message_dict) from exc
-        page = leaderboard_page(
-            view=view,
-            sort=request.query_params.get("sort", "rank"),
-            page=_int(request, "page", 1, 1, 10**6),
-            page_size=_int(request, "page_size", 50, 1, 1000),
+        sort = normalise_sort(request.query_params.get("sort"))
+        number = _int(request, "page", 1, 1, 10**6)
+        size = _int(request, "page_size", 50, 1, 1000)
+        # Standings only change when they are written, which bumps the version: the answer is
+        # cached per normalised request under the current version.
+        key = leaderboard_cache_key(
+            "leaderboard-api", version=standings_version(), view=view, sort=sort, page=number, page_size=size
         )
-        return Response(
-            {
+        data = cache.get(key)
+        if data is None:
+            page = leaderboard_page(view=view, sort=sort, page=number, page_size=size)
+            data = {
                 "view": page.params,
                 "rank_metric": page.rank_metric or None,
                 "columns": page.columns,
@@ -76,7 +92,8 @@ class LeaderboardApi(APIView):
                 "results": [e.as_dict() for e in page.entries],
                 "baselines": [e.as_dict() for e in page.baselines],
             }
-        )
+            cache.set(key, data, LEADERBOARD_CACHE_SECONDS)
+        return Response(data)
 
 
 class AgentApi(APIView):

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db.models import F, Max, Q
+from django.db.models import Count, F, Max, Q
 
 from ingestion.models import Question
 from leaderboard.models import Agent, Standing
@@ -217,6 +217,23 @@ def _parse_sort(sort: str) -> tuple[str, bool]:
     return name, descending
 
 
+def normalise_sort(sort: str | None) -> str:
+    """The sort a request gets, spelt one way (``-brier``, ``rank``): part of cache keys."""
+    name, descending = _parse_sort(sort or "rank")
+    return ("-" if descending else "") + name
+
+
+def leaderboard_cache_key(prefix: str, *, version: int, view: View, **extra: Any) -> str:
+    """Cache key of a rendered leaderboard table: the standings version plus the normalised request
+    (view parameters in a fixed order and the given extras), so equivalent query strings share it."""
+    import hashlib
+
+    params = view_params(view)
+    text = "&".join(f"{k}={params[k]}" for k in sorted(params))
+    text += "|" + "&".join(f"{k}={extra[k]}" for k in sorted(extra))
+    return f"{prefix}:{version}:{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()}"
+
+
 def leaderboard_page(*, view: View, sort: str = "rank", page: int = 1, page_size: int | None = None) -> LeaderboardPage:
     """One page of a view's agents (plus its baselines, shown on every page)."""
     size = page_size or int(settings.HINDSIGHT_LEADERBOARD_PAGE_SIZE)
@@ -228,8 +245,15 @@ def leaderboard_page(*, view: View, sort: str = "rank", page: int = 1, page_size
 
 def _materialised_page(*, view: View, name: str, descending: bool, page: int, size: int) -> LeaderboardPage:
     qs = Standing.objects.filter(_view_q(view))
-    agents = qs.filter(agent__isnull=False)
-    total = agents.count()
+    # One pass over the view's rows for everything but the page itself: agent count, which metric
+    # columns have data, when it was computed and the rank metric (every row of a view shares it).
+    summary = qs.aggregate(
+        total=Count("id", filter=Q(agent__isnull=False)),
+        at=Max("computed_at"),
+        rank_metric=Max("rank_metric"),
+        **{m: Max(f"{m}_n") for m in METRICS},
+    )
+    total = int(summary["total"] or 0)
     pages = max(1, math.ceil(total / size))
     page = min(max(1, page), pages)
     if name == "rank":
@@ -239,22 +263,24 @@ def _materialised_page(*, view: View, name: str, descending: bool, page: int, si
     else:
         expr = F(name).desc(nulls_last=True) if descending else F(name).asc(nulls_last=True)
         order = [expr, "agent__name"]
-    rows = agents.select_related("agent", "agent__team").order_by(*order)[(page - 1) * size : page * size]
+    rows = (
+        qs.filter(agent__isnull=False)
+        .select_related("agent", "agent__team")
+        .order_by(*order)[(page - 1) * size : page * size]
+    )
     baselines = sorted((_entry_from_standing(s) for s in qs.filter(agent__isnull=True)), key=lambda e: e.baseline)
-    maxima = qs.aggregate(**{m: Max(f"{m}_n") for m in METRICS}, at=Max("computed_at"))
-    rank_metric = qs.exclude(rank_metric="").values_list("rank_metric", flat=True).first() or ""
     return LeaderboardPage(
         view=view,
         entries=[_entry_from_standing(s) for s in rows],
         baselines=baselines,
-        columns=[m for m in METRICS if maxima.get(m)],
-        rank_metric=rank_metric,
+        columns=[m for m in METRICS if summary.get(m)],
+        rank_metric=summary.get("rank_metric") or "",
         total=total,
         page=page,
         pages=pages,
         sort=("-" if descending else "") + name,
         materialised=True,
-        computed_at=maxima.get("at"),
+        computed_at=summary.get("at"),
         params=view_params(view),
     )
 
@@ -366,7 +392,9 @@ __all__ = [
     "agent_standings",
     "filter_choices",
     "leaderboard_all",
+    "leaderboard_cache_key",
     "leaderboard_page",
+    "normalise_sort",
     "parse_view",
     "top_agents",
     "view_params",

@@ -26,7 +26,7 @@ import psycopg
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connections, router, transaction
-from django.db.models import sql
+from django.db.models import Model, sql
 from django.db.models.constants import OnConflict
 from django.utils import timezone
 
@@ -240,7 +240,8 @@ def _bulk_insert(forecasts: list[Forecast]) -> None:
         Forecast.objects.bulk_create(forecasts)
         return
     query = sql.InsertQuery(Forecast)
-    query.insert_values([f for f in Forecast._meta.concrete_fields if not f.primary_key], forecasts)
+    rows: list[Model] = list(forecasts)
+    query.insert_values([f for f in Forecast._meta.concrete_fields if not f.primary_key], rows)
     compiler = query.get_compiler(connection=connection)
     compiler.returning_fields = [Forecast._meta.pk]
     [(statement, params)] = compiler.as_sql()

@@ -30,7 +30,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connections, router, transaction
+from django.db import connection, transaction
 from django.db.models import Case, F, Field, Q, Value, When
 from django.utils import timezone
 
@@ -269,7 +269,7 @@ class QuestionGrader:
             **{f.attname: f.get_default() for f in _GRADE_FIELDS},
             "is_current": True,
             "grader_version": GRADER_VERSION,
-            "matcher_settings": self.matcher_dict,
+            "matcher_settings": _JsonText(json.dumps(self.matcher_dict)),
             "resolution_version": resolution.version,
             "reference_version": reference.version if reference is not None else None,
             "void": self.void,
@@ -467,11 +467,16 @@ def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
 
 # Grade columns in COPY order (every concrete field but the primary key).
 _GRADE_FIELDS: tuple[Field[Any, Any], ...] = tuple(f for f in Grade._meta.concrete_fields if not f.primary_key)
+_GRADE_COLUMNS: tuple[str, ...] = tuple(f.column or f.attname for f in _GRADE_FIELDS)  # concrete: column is set
+
+
+class _JsonText(str):
+    """A value already serialised for a JSON column (the matcher settings, the same on every row)."""
 
 
 def _json(value: Any) -> str:
     # What JSONField sends (json.dumps without a custom encoder, Grade's JSON fields have none).
-    return json.dumps(value)
+    return value if type(value) is _JsonText else json.dumps(value)
 
 
 def _nullable(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -499,11 +504,6 @@ def _column_converter(field: Field[Any, Any]) -> Callable[[Any], Any]:
 _GRADE_CONVERTERS = tuple((f.attname, _column_converter(f)) for f in _GRADE_FIELDS)
 
 
-def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
 @transaction.atomic
 def _write_batch(*, forecast_ids: Sequence[int], rows: list[dict[str, Any]], replaces_current: bool) -> None:
     """Mark the batch's current grades not current and insert the new versions.
@@ -514,9 +514,9 @@ def _write_batch(*, forecast_ids: Sequence[int], rows: list[dict[str, Any]], rep
         Grade.objects.filter(forecast_id__in=forecast_ids, is_current=True).update(is_current=False)
     if not rows:
         return
-    connection = connections[router.db_for_write(Grade)]
+    # The default database: the one transaction.atomic above wraps.
     quote = connection.ops.quote_name
-    sql = f"COPY {quote(Grade._meta.db_table)} ({', '.join(quote(f.column) for f in _GRADE_FIELDS)}) FROM STDIN"
+    sql = f"COPY {quote(Grade._meta.db_table)} ({', '.join(quote(c) for c in _GRADE_COLUMNS)}) FROM STDIN"
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
         for row in rows:
             copy.write_row([convert(row[name]) for name, convert in _GRADE_CONVERTERS])

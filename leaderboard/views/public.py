@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import io
+import json
 import math
 from collections import defaultdict
 from dataclasses import fields
@@ -12,6 +14,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
@@ -35,7 +38,9 @@ from leaderboard.selectors.standings import (
     agent_standings,
     filter_choices,
     leaderboard_all,
+    leaderboard_cache_key,
     leaderboard_page,
+    normalise_sort,
     parse_view,
     top_agents,
 )
@@ -86,8 +91,14 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     except ValidationError as exc:
         return _bad_view(request, exc)
     # The table only changes when standings are written (which bumps the version), so its HTML is
-    # cached per query string; the short timeout bounds staleness where the cache is per process.
-    key = f"leaderboard-html:{standings_version()}:{request.get_full_path()}"
+    # cached per normalised request; the timeout bounds staleness where the cache is per process.
+    key = leaderboard_cache_key(
+        "leaderboard-html",
+        version=standings_version(),
+        view=view,
+        sort=normalise_sort(request.GET.get("sort")),
+        page=_page_number(request),
+    )
     body = cache.get(key)
     if body is None:
         body = render_to_string("leaderboard/_leaderboard_body.html", _leaderboard_context(request, view))
@@ -125,52 +136,67 @@ def _leaderboard_context(request: HttpRequest, view: maths.View) -> dict[str, An
     }
 
 
-def _export_rows(request: HttpRequest) -> tuple[Any, list[dict[str, Any]]] | HttpResponse:
+_CSV_HEADER = [
+    "rank",
+    "provisional",
+    "baseline",
+    "name",
+    "agent",
+    "team",
+    "model",
+    "cutoff",
+    "n",
+    "brier_lo",
+    "brier_hi",
+    "brier_index",
+    *[c for m in maths.METRICS for c in (m, f"{m}_n")],
+]
+
+
+def _export(request: HttpRequest, kind: str) -> tuple[str, str] | HttpResponse:
+    """(content type, body) of the whole view as CSV or JSON, cached like the page."""
     try:
         view = parse_view(request.GET)
     except ValidationError as exc:
         return JsonResponse(
             {"code": "invalid", "message": "; ".join(f"{k}: {v[0]}" for k, v in exc.message_dict.items())}, status=400
         )
-    page = leaderboard_all(view=view, sort=request.GET.get("sort", "rank"))
-    return page, [e.as_dict() for e in page.entries + page.baselines]
+    sort = normalise_sort(request.GET.get("sort"))
+    key = leaderboard_cache_key(f"leaderboard-{kind}", version=standings_version(), view=view, sort=sort)
+    body = cache.get(key)
+    if body is None:
+        page = leaderboard_all(view=view, sort=sort)
+        rows = [e.as_dict() for e in page.entries + page.baselines]
+        if kind == "csv":
+            out = io.StringIO()
+            writer = csv.DictWriter(out, fieldnames=_CSV_HEADER)
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in _CSV_HEADER})
+            body = out.getvalue()
+        else:
+            payload = {"view": page.params, "rank_metric": page.rank_metric, "count": len(rows), "results": rows}
+            body = json.dumps(payload, cls=DjangoJSONEncoder)
+        cache.set(key, body, LEADERBOARD_CACHE_SECONDS)
+    return ("text/csv; charset=utf-8" if kind == "csv" else "application/json"), body
 
 
 def leaderboard_csv(request: HttpRequest) -> HttpResponse:
-    result = _export_rows(request)
+    result = _export(request, "csv")
     if isinstance(result, HttpResponse):
         return result
-    _, rows = result
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    content_type, body = result
+    response = HttpResponse(body, content_type=content_type)
     response["Content-Disposition"] = 'attachment; filename="leaderboard.csv"'
-    header = [
-        "rank",
-        "provisional",
-        "baseline",
-        "name",
-        "agent",
-        "team",
-        "model",
-        "cutoff",
-        "n",
-        "brier_lo",
-        "brier_hi",
-        "brier_index",
-    ]
-    header += [c for m in maths.METRICS for c in (m, f"{m}_n")]
-    writer = csv.DictWriter(response, fieldnames=header)
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in header})
     return response
 
 
 def leaderboard_json(request: HttpRequest) -> HttpResponse:
-    result = _export_rows(request)
+    result = _export(request, "json")
     if isinstance(result, HttpResponse):
         return result
-    page, rows = result
-    return JsonResponse({"view": page.params, "rank_metric": page.rank_metric, "count": len(rows), "results": rows})
+    content_type, body = result
+    return HttpResponse(body, content_type=content_type)
 
 
 # ------------------------------------------------------------------------------------ agent page
