@@ -271,6 +271,8 @@ def _insert_forecast(*, forecast: Forecast, article_ids: Sequence[int], urls: Se
     statement, resolving cited URLs (as given and canonical) to archived articles on the way.
     """
     connection = connections[router.db_for_write(Forecast)]
+    if connection.vendor != "postgresql":
+        return _insert_forecast_portable(forecast=forecast, article_ids=article_ids, urls=urls)
     query = sql.InsertQuery(Forecast, on_conflict=OnConflict.IGNORE)
     query.insert_values([f for f in Forecast._meta.concrete_fields if not f.primary_key], [forecast])
     compiler = query.get_compiler(connection=connection)
@@ -305,6 +307,25 @@ def _insert_forecast(*, forecast: Forecast, article_ids: Sequence[int], urls: Se
         cursor.execute(statement, params)
         row = cursor.fetchone()
     return None if row is None else int(row[0])
+
+
+@transaction.atomic
+def _insert_forecast_portable(*, forecast: Forecast, article_ids: Sequence[int], urls: Sequence[str]) -> int | None:
+    """The same as ``_insert_forecast`` with plain ORM writes, for databases other than PostgreSQL."""
+    try:
+        with transaction.atomic():
+            forecast.save(force_insert=True)
+    except IntegrityError:
+        return None  # the idempotency key is taken
+    cited = set(article_ids)
+    if urls:
+        cited.update(Article.objects.filter(url__in=list(urls)).values_list("pk", flat=True))
+    if cited:
+        through = Forecast.cited_articles.through
+        through.objects.bulk_create(
+            [through(forecast_id=forecast.pk, article_id=article_id) for article_id in sorted(cited)]
+        )
+    return int(forecast.pk)
 
 
 def forecast_submit(

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import psycopg
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -142,9 +143,12 @@ def _read_columns(
             out[name] = np.asarray(values, dtype=kind.newbyteorder("="))
         return out
     record = np.dtype([(f"v{i}", dtype) for i, (_, _, _, dtype) in enumerate(fields)])
-    with connection.cursor() as cursor:
-        cursor.cursor.execute(sql, params or None, binary=True)
-        chunks = [bytes(row[0]) for row in cursor.cursor.fetchall()]
+    connection.ensure_connection()
+    # Django's cursors bind client-side, which rules out binary results: a plain psycopg cursor on
+    # the same connection (so inside the same transaction) fetches the bytea as raw bytes.
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params or None, binary=True)
+        chunks = [bytes(row[0]) for row in cursor.fetchall()]
     data = b"".join(chunks)
     del chunks
     if len(data) % record.itemsize:
