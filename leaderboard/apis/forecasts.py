@@ -25,19 +25,29 @@ from leaderboard.throttling import TokenRateThrottle
 MAX_BATCH_ITEMS = 1000
 
 
+class ParsedJSONField(serializers.JSONField):
+    """A value of an already-parsed JSON body, kept as is (NaN and infinities included) so that the
+    forecast validation can reject them naming the exact field, e.g. ``prediction.probability``."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if getattr(data, "is_json_string", False):
+            return super().to_internal_value(data)
+        return data
+
+
 class ForecastInputSerializer(serializers.Serializer):
     question = serializers.IntegerField(help_text="Question id.")
     session = serializers.UUIDField(
         required=False, allow_null=True, help_text="Your replay session id (replay questions); null for live ones."
     )
-    prediction = serializers.JSONField(help_text="Shape depends on the question type; see the API description.")
-    sources = serializers.JSONField(
+    prediction = ParsedJSONField(help_text="Shape depends on the question type; see the API description.")
+    sources = ParsedJSONField(
         required=False,
         default=list,  # type: ignore[arg-type]
         help_text="Cited sources: article ids or http(s) URLs (at most 200).",
     )
-    rationale = serializers.JSONField(required=False, default="", help_text="Free text.")  # type: ignore[arg-type]
-    graph = serializers.JSONField(
+    rationale = ParsedJSONField(required=False, default="", help_text="Free text.")  # type: ignore[arg-type]
+    graph = ParsedJSONField(
         required=False,
         allow_null=True,
         default=None,

@@ -18,7 +18,7 @@ import psycopg
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Max, Min, Q
 from django.utils import timezone
 
 from grading.scoring.outcome import brier_index
@@ -71,8 +71,9 @@ _MARKET_FIELDS: tuple[tuple[str, str, str, str], ...] = (
     ("log_score", "log_score", "float8send(COALESCE({}::float8, 'NaN'::float8))", ">f8"),
     ("market_edge", "market_edge", "float8send(COALESCE({}::float8, 'NaN'::float8))", ">f8"),
 )
-# Grades per bytea (by grade id): at most ~100 MB each, far below PostgreSQL's 1 GB limit.
-_CHUNK_IDS = 1 << 20
+# Grades per bytea (by grade id): at most ~170 MB each, far below PostgreSQL's 1 GB limit.
+_CHUNK_IDS = 1 << 21
+_WORK_MEM = "64MB"
 
 
 @dataclass(frozen=True)
@@ -109,46 +110,56 @@ def resolution_times(question_ids: Iterable[int] | None = None) -> dict[int, tup
 # ------------------------------------------------------------------------------------ reading
 
 
-def _columns_sql(fields: Sequence[tuple[str, str, str, str]], queryset: Any) -> tuple[str, tuple[Any, ...]]:
-    """SQL reading ``fields`` of the rows of ``queryset``.
+def _columns_sql(
+    fields: Sequence[tuple[str, str, str, str]], queryset: Any, *, ids: tuple[int, int] | None = None
+) -> tuple[str, tuple[Any, ...]]:
+    """SQL reading ``fields`` of the rows of ``queryset`` (with primary keys in ``ids``, [lo, hi)).
 
-    On PostgreSQL: rows of one bytea each, the concatenated fixed-width records of up to
-    ``_CHUNK_IDS`` grades. Elsewhere: the plain columns.
+    On PostgreSQL: one bytea, the concatenated fixed-width records of the rows. Elsewhere: the
+    plain columns.
     """
+    if ids is not None:
+        queryset = queryset.filter(pk__gte=ids[0], pk__lt=ids[1])
     paths = {f"c{i}": F(path) for i, (_, path, _, _) in enumerate(fields)}
-    inner = queryset.order_by().values(k=F("pk"), **paths)
-    sql, params = inner.query.sql_with_params()
+    sql, params = queryset.order_by().values(**paths).query.sql_with_params()
     if connection.vendor != "postgresql":
         return sql, tuple(params)
     record = " || ".join(send.format(f'rows."c{i}"') for i, (_, _, send, _) in enumerate(fields))
-    return (
-        f"SELECT string_agg({record}, ''::bytea) FROM ({sql}) AS rows GROUP BY rows.k / {_CHUNK_IDS}",
-        tuple(params),
-    )
+    return f"SELECT string_agg({record}, ''::bytea) FROM ({sql}) AS rows", tuple(params)
 
 
-def _read_columns(
-    fields: Sequence[tuple[str, str, str, str]], sql: str, params: Sequence[Any]
-) -> dict[str, npt.NDArray[Any]]:
-    """Run the SQL of :func:`_columns_sql` and return its columns as native numpy arrays."""
+def _read_columns(fields: Sequence[tuple[str, str, str, str]], queryset: Any) -> dict[str, npt.NDArray[Any]]:
+    """The ``fields`` of the rows of ``queryset`` as native numpy arrays (row order unspecified)."""
     out: dict[str, npt.NDArray[Any]] = {}
     if connection.vendor != "postgresql":
+        sql, params = _columns_sql(fields, queryset)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
-        cols = list(zip(*rows, strict=True))[1:] if rows else [()] * len(fields)
+        cols = list(zip(*rows, strict=True)) if rows else [()] * len(fields)
         for (name, _, _, dtype), col in zip(fields, cols, strict=True):
             kind = np.dtype(dtype)
             values = [math.nan if v is None else v for v in col] if kind.kind == "f" else list(col)
             out[name] = np.asarray(values, dtype=kind.newbyteorder("="))
         return out
     record = np.dtype([(f"v{i}", dtype) for i, (_, _, _, dtype) in enumerate(fields)])
-    connection.ensure_connection()
-    # Django's cursors bind client-side, which rules out binary results: a plain psycopg cursor on
-    # the same connection (so inside the same transaction) fetches the bytea as raw bytes.
-    with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params or None, binary=True)
-        chunks = [bytes(row[0]) for row in cursor.fetchall()]
+    # Bounds of every grade id (an index lookup each) rather than of the filtered rows (a scan).
+    bounds = queryset.model.objects.order_by().aggregate(lo=Min("pk"), hi=Max("pk"))
+    chunks: list[bytes] = []
+    if bounds["lo"] is not None:
+        with transaction.atomic():
+            connection.ensure_connection()
+            # Django's cursors bind client-side, which rules out binary results: a plain psycopg
+            # cursor on the same connection (so inside the same transaction) fetches raw bytes.
+            with psycopg.Cursor(connection.connection) as cursor:
+                # The grade/forecast hash join spills to disk in batches at the default 4 MB.
+                cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEM}'")
+                for lo in range(bounds["lo"], bounds["hi"] + 1, _CHUNK_IDS):
+                    sql, params = _columns_sql(fields, queryset, ids=(lo, lo + _CHUNK_IDS))
+                    cursor.execute(sql, params or None, binary=True)
+                    row = cursor.fetchone()
+                    if row is not None and row[0] is not None:
+                        chunks.append(bytes(row[0]))
     data = b"".join(chunks)
     del chunks
     if len(data) % record.itemsize:
@@ -159,14 +170,18 @@ def _read_columns(
     return out
 
 
-def grade_table_sql(*, agent_ids: Iterable[int] | None = None, where: Q | None = None) -> tuple[str, tuple[Any, ...]]:
-    """The standings' grade query: eligible grades (optionally of these agents / matching ``where``)."""
+def _grade_queryset(*, agent_ids: Iterable[int] | None = None, where: Q | None = None) -> Any:
     qs = eligible_grades()
     if agent_ids is not None:
         qs = qs.filter(forecast__agent_id__in=list(agent_ids))
     if where is not None:
         qs = qs.filter(where)
-    return _columns_sql(_GRADE_FIELDS, qs)
+    return qs
+
+
+def grade_table_sql(*, agent_ids: Iterable[int] | None = None, where: Q | None = None) -> tuple[str, tuple[Any, ...]]:
+    """The standings' grade query (one chunk of grade ids; for EXPLAIN in the benchmark)."""
+    return _columns_sql(_GRADE_FIELDS, _grade_queryset(agent_ids=agent_ids, where=where))
 
 
 @dataclass(frozen=True)
@@ -221,8 +236,7 @@ def load_grade_table(
 ) -> GradeTable:
     """Eligible grades as a :class:`GradeTable`: one binary COPY of the grades' numbers, then the
     attributes of their questions (one row per question) joined in numpy."""
-    sql, params = grade_table_sql(agent_ids=agent_ids, where=where)
-    cols = _read_columns(_GRADE_FIELDS, sql, params)
+    cols = _read_columns(_GRADE_FIELDS, _grade_queryset(agent_ids=agent_ids, where=where))
     if resolved is None:
         resolved = resolution_times()
     question = cols["question"]
@@ -267,10 +281,7 @@ def load_question_table(
         question = table.question[keep]
         log_score, market_edge = table.metrics["log_score"][keep], table.metrics["market_edge"][keep]
     else:
-        sql, params = _columns_sql(
-            _MARKET_FIELDS, eligible_grades().filter(forecast__question__type=Question.Type.BINARY)
-        )
-        cols = _read_columns(_MARKET_FIELDS, sql, params)
+        cols = _read_columns(_MARKET_FIELDS, eligible_grades().filter(forecast__question__type=Question.Type.BINARY))
         order = np.lexsort((cols["question"], cols["agent"]))
         question = cols["question"][order]
         log_score, market_edge = cols["log_score"][order], cols["market_edge"][order]

@@ -154,11 +154,20 @@ def test_all_errors_at_once(agent_http: httpx.Client) -> None:
     } <= set(errors)
 
 
-def test_nan_and_malformed_json_are_400(agent_http: httpx.Client) -> None:
+def test_nan_and_infinity_are_400_naming_the_field(agent_http: httpx.Client) -> None:
     question = live_question()
-    for raw in (f'{{"question": {question.pk}, "prediction": {{"probability": NaN}}}}', "{not json"):
+    for constant in ("NaN", "Infinity", "-Infinity"):
+        raw = f'{{"question": {question.pk}, "prediction": {{"probability": {constant}}}}}'
         response = agent_http.post("/api/v1/forecasts/", content=raw, headers={"Content-Type": "application/json"})
-        assert response.status_code == 400 and response.json()["code"] == "parse_error"
+        assert response.status_code == 400
+        assert [e["field"] for e in response.json()["errors"]] == ["prediction.probability"]
+    assert stored() == (0, 0)
+
+
+def test_malformed_json_is_400(agent_http: httpx.Client) -> None:
+    live_question()
+    response = agent_http.post("/api/v1/forecasts/", content="{not json", headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and response.json()["code"] == "parse_error"
     assert stored() == (0, 0)
 
 

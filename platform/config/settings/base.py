@@ -140,6 +140,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "leaderboard.api_errors.exception_handler",
+    # Accept NaN/Infinity in request bodies (Python's json.dumps writes them) so that validation can
+    # name the field that holds one; responses never contain them.
+    "STRICT_JSON": False,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
 }
 SPECTACULAR_SETTINGS = {
