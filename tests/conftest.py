@@ -79,3 +79,14 @@ def agent_http(live_server: Any, agent_key: str) -> Iterator[httpx.Client]:
 def rival_http(live_server: Any, rival_key: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=live_server.url, timeout=30, headers={"Authorization": f"Token {rival_key}"}) as c:
         yield c
+
+
+@pytest.fixture(autouse=True)
+def _evidence_log_settled(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The live server flushes the evidence access log after each response, in its own thread; flush
+    (and wait for that flush) before the test database is truncated, so the two never race."""
+    yield
+    if "live_server" in request.fixturenames:
+        from leaderboard.services.evidence import evidence_log_flush
+
+        evidence_log_flush()
