@@ -85,8 +85,13 @@ def rival_http(live_server: Any, rival_key: str) -> Iterator[httpx.Client]:
 def _evidence_log_settled(request: pytest.FixtureRequest) -> Iterator[None]:
     """The live server flushes the evidence access log after each response, in its own thread; flush
     (and wait for that flush) before the test database is truncated, so the two never race."""
+    uses_live_server = "live_server" in request.fixturenames
+    if uses_live_server:
+        # Set the database up first, so that it is torn down after this fixture's flush.
+        request.getfixturevalue("transactional_db")
+        request.getfixturevalue("live_server")
     yield
-    if "live_server" in request.fixturenames:
+    if uses_live_server:
         from leaderboard.services.evidence import evidence_log_flush
 
         evidence_log_flush()
