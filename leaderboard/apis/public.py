@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.cache import cache
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, permissions
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,12 +24,8 @@ from leaderboard.selectors.standings import (
     normalise_sort,
     parse_view,
 )
-from leaderboard.services.standings import standings_version
+from leaderboard.services.standings import cached_for_version
 from leaderboard.standings import METRICS
-
-# Where the cache is per process (no Redis) a version bump in another process is not seen: this
-# bounds how stale an answer can be there.
-LEADERBOARD_CACHE_SECONDS = 30
 
 _FILTERS = [
     OpenApiParameter("track", OpenApiTypes.STR, description="all (default), live or replay"),
@@ -65,7 +62,7 @@ class LeaderboardApi(APIView):
     @extend_schema(
         parameters=_FILTERS, responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer}, tags=["leaderboard"]
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         try:
             view = parse_view(request.query_params)
         except DjangoValidationError as exc:
@@ -74,12 +71,11 @@ class LeaderboardApi(APIView):
         number = _int(request, "page", 1, 1, 10**6)
         size = _int(request, "page_size", 50, 1, 1000)
         # Standings only change when they are written, which bumps the version: the answer is
-        # cached per normalised request under the current version.
-        key = leaderboard_cache_key(
-            "leaderboard-api", version=standings_version(), view=view, sort=sort, page=number, page_size=size
-        )
-        data = cache.get(key)
-        if data is None:
+        # cached per normalised request and version, as rendered JSON when JSON was asked for (the
+        # usual case: no per-request encoding), else as data for the negotiated renderer.
+        as_json = isinstance(getattr(request, "accepted_renderer", None), JSONRenderer)
+
+        def build() -> Any:
             page = leaderboard_page(view=view, sort=sort, page=number, page_size=size)
             data = {
                 "view": page.params,
@@ -92,8 +88,24 @@ class LeaderboardApi(APIView):
                 "results": [e.as_dict() for e in page.entries],
                 "baselines": [e.as_dict() for e in page.baselines],
             }
-            cache.set(key, data, LEADERBOARD_CACHE_SECONDS)
-        return Response(data)
+            if not as_json:
+                return data
+            return request.accepted_renderer.render(
+                data, request.accepted_media_type, {"request": request, "view": self}
+            )
+
+        key = leaderboard_cache_key(
+            "leaderboard-api-json" if as_json else "leaderboard-api",
+            view=view,
+            sort=sort,
+            page=number,
+            page_size=size,
+            media_type=request.accepted_media_type if as_json else "",
+        )
+        result = cached_for_version(key, build)
+        if as_json:
+            return HttpResponse(result, content_type="application/json")
+        return Response(result)
 
 
 class AgentApi(APIView):

@@ -223,15 +223,15 @@ def normalise_sort(sort: str | None) -> str:
     return ("-" if descending else "") + name
 
 
-def leaderboard_cache_key(prefix: str, *, version: int, view: View, **extra: Any) -> str:
-    """Cache key of a rendered leaderboard table: the standings version plus the normalised request
-    (view parameters in a fixed order and the given extras), so equivalent query strings share it."""
+def leaderboard_cache_key(prefix: str, *, view: View, **extra: Any) -> str:
+    """Cache key of a rendered leaderboard table: the normalised request (view parameters in a
+    fixed order and the given extras), so equivalent query strings share it."""
     import hashlib
 
     params = view_params(view)
     text = "&".join(f"{k}={params[k]}" for k in sorted(params))
     text += "|" + "&".join(f"{k}={extra[k]}" for k in sorted(extra))
-    return f"{prefix}:{version}:{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()}"
+    return f"{prefix}:{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()}"
 
 
 def leaderboard_page(*, view: View, sort: str = "rank", page: int = 1, page_size: int | None = None) -> LeaderboardPage:

@@ -7,10 +7,10 @@ forecasts that count into its tables and writes :class:`~leaderboard.models.Stan
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -204,15 +204,17 @@ class _QuestionInfo:
 
 
 def _question_info(ids: npt.NDArray[np.int64], resolved: dict[int, tuple[float | None, Any, str]]) -> _QuestionInfo:
-    rows = sorted(
-        Question.objects.filter(pk__in=ids.tolist())
-        .order_by()
-        .values_list("id", "track", "type", "domain", "origin", "horizon_days")
-    )
+    qs = Question.objects.order_by().values_list("id", "track", "type", "domain", "origin", "horizon_days")
+    if ids.size <= 1000:
+        rows = sorted(qs.filter(pk__in=ids.tolist()))
+    else:
+        # a scan of the (small) question table beats binding thousands of ids into an IN list
+        wanted = set(ids.tolist())
+        rows = sorted(r for r in qs if r[0] in wanted)
     labels: dict[str, list[str]] = {}
     codes: dict[str, npt.NDArray[np.int32]] = {}
     for k, name in enumerate(("track", "qtype", "domain", "origin"), start=1):
-        values = [r[k] or "" for r in rows]
+        values = [str(r[k] or "") for r in rows]
         # sorted labels: view order (and so the rebuild) does not depend on the order rows arrive in
         labels[name] = sorted(set(values))
         index = {label: i for i, label in enumerate(labels[name])}
@@ -476,6 +478,7 @@ def _view_filter(view: Any) -> Q:
 # ------------------------------------------------------------------------------------ services
 
 _VERSION_KEY = "standings:version"
+_T = TypeVar("_T")
 
 
 def standings_version() -> int:
@@ -484,6 +487,31 @@ def standings_version() -> int:
     One cache GET per call (an ADD only the first time ever).
     """
     return int(cache.get_or_set(_VERSION_KEY, 1, None) or 1)
+
+
+def leaderboard_cache_seconds() -> int:
+    """How long a rendered leaderboard table is kept. A shared cache (Redis) sees every version
+    bump, so entries live long; a per-process cache does not, so there they expire quickly."""
+    backend = str(settings.CACHES.get("default", {}).get("BACKEND", ""))
+    return 3600 if backend.endswith("RedisCache") else 30
+
+
+def cached_for_version(key: str, build: Callable[[], _T]) -> _T:
+    """``build()`` cached under ``key`` for the current standings version.
+
+    One cache round trip on a hit: the version and the entry (stored with the version it was
+    built under) are read together, so a standings write makes every entry stale at once.
+    """
+    found = cache.get_many([_VERSION_KEY, key])
+    version = found.get(_VERSION_KEY)
+    if version is None:
+        version = standings_version()
+    entry = found.get(key)
+    if entry is not None and entry[0] == version:
+        return entry[1]  # type: ignore[no-any-return]
+    value = build()
+    cache.set(key, (version, value), leaderboard_cache_seconds())
+    return value
 
 
 def bump_standings_version() -> None:
@@ -610,8 +638,10 @@ def _rerank(view: Any, *, min_n: int) -> None:
 __all__ = [
     "RebuildResult",
     "bump_standings_version",
+    "cached_for_version",
     "eligible_grades",
     "grade_table_sql",
+    "leaderboard_cache_seconds",
     "load_grade_table",
     "load_question_table",
     "resolution_times",

@@ -11,7 +11,6 @@ from dataclasses import fields
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
@@ -44,9 +43,8 @@ from leaderboard.selectors.standings import (
     parse_view,
     top_agents,
 )
-from leaderboard.services.standings import standings_version
+from leaderboard.services.standings import cached_for_version
 
-LEADERBOARD_CACHE_SECONDS = 30
 REVEALED = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
     Q(forecast__question__track=Question.Track.LIVE) | Q(forecast__question__outcome_published_at__isnull=False)
 )
@@ -90,20 +88,23 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         view = parse_view(request.GET)
     except ValidationError as exc:
         return _bad_view(request, exc)
-    # The table only changes when standings are written (which bumps the version), so its HTML is
-    # cached per normalised request; the timeout bounds staleness where the cache is per process.
-    key = leaderboard_cache_key(
-        "leaderboard-html",
-        version=standings_version(),
-        view=view,
-        sort=normalise_sort(request.GET.get("sort")),
-        page=_page_number(request),
-    )
-    body = cache.get(key)
-    if body is None:
-        body = render_to_string("leaderboard/_leaderboard_body.html", _leaderboard_context(request, view))
-        cache.set(key, body, LEADERBOARD_CACHE_SECONDS)
-    return render(request, "leaderboard/leaderboard.html", {"body": mark_safe(body)})
+    # The table only changes when standings are written (which bumps the version), so it is cached
+    # per normalised request and version. A request without cookies is anonymous with no messages:
+    # its whole page is the same for everyone and is cached as is.
+    sort = normalise_sort(request.GET.get("sort"))
+    number = _page_number(request)
+
+    def body() -> str:
+        return render_to_string("leaderboard/_leaderboard_body.html", _leaderboard_context(request, view))
+
+    if not request.COOKIES:
+        key = leaderboard_cache_key("leaderboard-page", view=view, sort=sort, page=number)
+        html = cached_for_version(
+            key, lambda: render_to_string("leaderboard/leaderboard.html", {"body": mark_safe(body())}, request)
+        )
+        return HttpResponse(html)
+    key = leaderboard_cache_key("leaderboard-html", view=view, sort=sort, page=number)
+    return render(request, "leaderboard/leaderboard.html", {"body": mark_safe(cached_for_version(key, body))})
 
 
 def _leaderboard_context(request: HttpRequest, view: maths.View) -> dict[str, Any]:
@@ -162,9 +163,8 @@ def _export(request: HttpRequest, kind: str) -> tuple[str, str] | HttpResponse:
             {"code": "invalid", "message": "; ".join(f"{k}: {v[0]}" for k, v in exc.message_dict.items())}, status=400
         )
     sort = normalise_sort(request.GET.get("sort"))
-    key = leaderboard_cache_key(f"leaderboard-{kind}", version=standings_version(), view=view, sort=sort)
-    body = cache.get(key)
-    if body is None:
+
+    def build() -> str:
         page = leaderboard_all(view=view, sort=sort)
         rows = [e.as_dict() for e in page.entries + page.baselines]
         if kind == "csv":
@@ -173,11 +173,11 @@ def _export(request: HttpRequest, kind: str) -> tuple[str, str] | HttpResponse:
             writer.writeheader()
             for row in rows:
                 writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in _CSV_HEADER})
-            body = out.getvalue()
-        else:
-            payload = {"view": page.params, "rank_metric": page.rank_metric, "count": len(rows), "results": rows}
-            body = json.dumps(payload, cls=DjangoJSONEncoder)
-        cache.set(key, body, LEADERBOARD_CACHE_SECONDS)
+            return out.getvalue()
+        payload = {"view": page.params, "rank_metric": page.rank_metric, "count": len(rows), "results": rows}
+        return json.dumps(payload, cls=DjangoJSONEncoder)
+
+    body = cached_for_version(leaderboard_cache_key(f"leaderboard-{kind}", view=view, sort=sort), build)
     return ("text/csv; charset=utf-8" if kind == "csv" else "application/json"), body
 
 
