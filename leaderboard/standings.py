@@ -891,8 +891,11 @@ def compute_view_columns(
         )
     if bootstrap and samples:
         for (number, k), (lo, hi) in zip(owners, bootstrap_intervals(samples), strict=True):
-            results[number].brier_lo[k] = lo
-            results[number].brier_hi[k] = hi
+            # The point estimate and the resamples are summed in different orders and precisions;
+            # widen by that rounding so the interval always contains the point it is drawn around.
+            point = results[number].means["brier"][k]
+            results[number].brier_lo[k] = min(lo, point)
+            results[number].brier_hi[k] = max(hi, point)
     for result in results:
         metric = result.rank_metric
         result.take(

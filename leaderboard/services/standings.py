@@ -84,9 +84,16 @@ class RebuildResult:
     seconds: float
 
 
+def revealed_questions() -> Q:
+    """Questions whose outcome is public: live ones, and replay ones once staff publish the outcome.
+    Standings (and their baselines) read nothing else, so a table never reveals a replay outcome."""
+    return Q(track=Question.Track.LIVE) | Q(outcome_published_at__isnull=False)
+
+
 def eligible_grades() -> Any:
-    """Current, non-void grades of the forecasts that count: the standings' only input."""
-    return Grade.objects.filter(is_current=True, void=False, counts=True)
+    """Current, non-void grades of the forecasts that count, on revealed questions: the standings' input."""
+    revealed = Question.objects.filter(revealed_questions()).values("pk")
+    return Grade.objects.filter(is_current=True, void=False, counts=True, forecast__question_id__in=revealed)
 
 
 def _epoch(value: datetime | None) -> float | None:
@@ -95,7 +102,7 @@ def _epoch(value: datetime | None) -> float | None:
 
 def resolution_times(question_ids: Iterable[int] | None = None) -> dict[int, tuple[float | None, Any, str]]:
     """question id -> (resolved_at epoch, outcome, kind) of its current (latest) resolution."""
-    qs = Resolution.objects.order_by()
+    qs = Resolution.objects.order_by().filter(question__in=Question.objects.filter(revealed_questions()).values("pk"))
     if question_ids is not None:
         qs = qs.filter(question_id__in=list(question_ids))
     latest: dict[int, tuple[int, float | None, Any, str]] = {}

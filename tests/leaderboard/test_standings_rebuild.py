@@ -35,16 +35,16 @@ def test_rebuild_ranks_agents_and_adds_baselines(settings) -> None:
     settings.HINDSIGHT_MIN_RANKED_N = 3
     build_world()
     result = standings_rebuild()
-    assert result.rows > 0 and result.grades == 19
+    assert result.rows > 0 and result.grades == 18  # the unpublished replay grade is left out
     rows = view_rows()
     assert rows["sharp-falcon"].rank == 1
     assert rows["dull-falcon"].rank == 3  # after the agent without cutoff (live only counts for it)
     assert rows["sharp-falcon"].brier_lo <= rows["sharp-falcon"].brier <= rows["sharp-falcon"].brier_hi
-    assert rows["sharp-falcon"].n == 7  # six live + the replay question
+    assert rows["sharp-falcon"].n == 6  # six live; the replay outcome is not published
     assert rows["always_half"].brier == pytest.approx(0.25) and rows["always_half"].rank is None
     assert rows["market"].brier_n == 1
-    assert set(view_rows(track="replay")) == {"sharp-falcon", "always_half", "base_rate"}
-    assert view_rows(domain="politics")["sharp-falcon"].n == 4  # three live + the replay question
+    assert set(view_rows(track="replay")) == set()  # nothing until staff publish the outcome
+    assert view_rows(domain="politics")["sharp-falcon"].n == 3  # three live questions
 
 
 def test_rebuild_is_idempotent_and_command_reports(settings) -> None:
