@@ -334,10 +334,12 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
                 prices, title=f"Market price of '{main_outcome}' over time for: {question.title}"
             )
     closed = question.status != Question.Status.OPEN
+    # Other agents' answers to a replay question still on offer stay private until it is revealed.
+    forecasts_hidden = question.track == Question.Track.REPLAY and not revealed
     forecasts: list[dict[str, Any]] = []
     histogram_svg = ""
     histogram: list[tuple[str, int]] = []
-    if closed:
+    if closed and not forecasts_hidden:
         counting = (
             Forecast.objects.filter(question=question, grades__is_current=True, grades__counts=True)
             .select_related("agent", "agent__team")
@@ -387,6 +389,7 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
             "price_svg": mark_safe(price_svg),
             "prices": prices[-20:],
             "closed": closed,
+            "forecasts_hidden": forecasts_hidden,
             "forecasts": forecasts,
             "histogram_svg": mark_safe(histogram_svg),
             "histogram": histogram,

@@ -56,12 +56,12 @@ def test_replay_outcome_hidden_until_published(client) -> None:
     standings_rebuild()
     page = client.get(reverse("leaderboard:question", args=[world.replay_hidden.pk])).content.decode()
     assert "SECRET-NOTE" not in page and "hidden until staff publish" in page
-    assert "grades hidden" in page
+    assert "shown once staff publish its outcome" in page and "sharp-falcon" not in page
     agent = client.get(reverse("leaderboard:agent_public", args=["sharp-falcon"])).content.decode()
     assert world.replay_hidden.title not in agent
     world.replay_hidden.outcome_published_at = world.replay_hidden.close_at
     world.replay_hidden.save()
     page = client.get(reverse("leaderboard:question", args=[world.replay_hidden.pk])).content.decode()
-    assert "SECRET-NOTE" in page
+    assert "SECRET-NOTE" in page and "sharp-falcon" in page
     assert client.get("/questions/999999/").status_code == 404
     assert client.get("/agents/nobody/").status_code == 404
