@@ -266,6 +266,12 @@ def setup(args: argparse.Namespace) -> tuple[list[int], int]:
         batch_size=10000,
         ignore_conflicts=True,
     )
+    # A live database has planner statistics; right after a bulk load it has none until autovacuum
+    # gets to it, and grading would then run on plans made for empty tables.
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
     return [q.pk for q in questions], len(forecasts)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
+from django.db import connection
 from django.db.models import BigIntegerField, Count, Exists, F, Func, Max, OuterRef, Q, QuerySet
 
 from grading.models import HindsightEvent, HindsightGraph
@@ -123,7 +124,15 @@ class ForecastHead:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _epoch_us(field: str) -> Func:
+def _on_postgresql() -> bool:
+    return connection.vendor == "postgresql"
+
+
+def _epoch_us(field: str) -> Func | F:
+    """Microseconds since the epoch, computed by PostgreSQL (cheaper to read than datetimes); other
+    databases return the datetime itself, which ``_utc`` accepts too."""
+    if not _on_postgresql():
+        return F(field)
     return Func(
         F(field),
         template="(EXTRACT(EPOCH FROM %(expressions)s) * 1000000)::bigint",
@@ -131,13 +140,15 @@ def _epoch_us(field: str) -> Func:
     )
 
 
-def _utc(microseconds: int | None) -> datetime | None:
-    return None if microseconds is None else _EPOCH + timedelta(microseconds=microseconds)
+def _utc(value: int | datetime | None) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return _EPOCH + timedelta(microseconds=value)
 
 
 def forecast_heads(question_id: int) -> list[ForecastHead]:
     return [
-        ForecastHead(forecast_id, agent_id, session_id, _EPOCH + timedelta(microseconds=received))
+        ForecastHead(forecast_id, agent_id, session_id, _utc(received))  # type: ignore[arg-type]
         for forecast_id, agent_id, session_id, received in Forecast.objects.filter(question_id=question_id)
         .order_by("received_at", "id")
         .values_list("id", "agent_id", "session_id", _epoch_us("received_at"))
@@ -190,7 +201,7 @@ def forecast_heads_and_grades(
     current: dict[int, CurrentGrade] = {}
     versions: dict[int, int] = {}
     for forecast_id, agent_id, session_id, received, version, n_current, key, n_counting in rows:
-        heads.append(ForecastHead(forecast_id, agent_id, session_id, _EPOCH + timedelta(microseconds=received)))
+        heads.append(ForecastHead(forecast_id, agent_id, session_id, _utc(received)))  # type: ignore[arg-type]
         if version is not None:
             versions[forecast_id] = version
         if n_current:
@@ -253,34 +264,45 @@ class ForecastData:
 
 def forecast_data(forecast_ids: Sequence[int]) -> list[ForecastData]:
     """The forecasts' grading inputs, ordered by id, in one query (cited articles as arrays)."""
-    cited = Forecast.cited_articles.through.objects.filter(forecast_id=OuterRef("pk")).order_by("id")
-    rows = (
-        Forecast.objects.filter(pk__in=forecast_ids)
-        .order_by("id")
-        .annotate(
+    through = Forecast.cited_articles.through
+    columns: list[Any] = [
+        "id",
+        "agent_id",
+        "session_id",
+        _epoch_us("received_at"),
+        "prediction",
+        "sources",
+        "graph",
+        _epoch_us("session__simulated_at"),
+        "agent__knowledge_cutoff",
+    ]
+    forecasts = Forecast.objects.filter(pk__in=forecast_ids).order_by("id")
+    rows: Iterable[tuple[Any, ...]]
+    if _on_postgresql():
+        cited = through.objects.filter(forecast_id=OuterRef("pk")).order_by("id")
+        rows = forecasts.annotate(
             cited_ids=ArraySubquery(cited.values("article_id")),
             cited_published=ArraySubquery(cited.values(us=_epoch_us("article__published_at"))),
-        )
-        .values_list(
-            "id",
-            "agent_id",
-            "session_id",
-            _epoch_us("received_at"),
-            "prediction",
-            "sources",
-            "graph",
-            _epoch_us("session__simulated_at"),
-            "agent__knowledge_cutoff",
-            "cited_ids",
-            "cited_published",
-        )
-    )
+        ).values_list(*columns, "cited_ids", "cited_published")
+    else:
+        # Without array subqueries: the citations of the batch in a second query.
+        by_forecast: dict[int, list[tuple[int, Any]]] = defaultdict(list)
+        for forecast_id, article_id, published in (
+            through.objects.filter(forecast_id__in=forecast_ids)
+            .order_by("id")
+            .values_list("forecast_id", "article_id", "article__published_at")
+        ):
+            by_forecast[forecast_id].append((article_id, published))
+        rows = [
+            (*row, [a for a, _ in by_forecast[row[0]]], [p for _, p in by_forecast[row[0]]])
+            for row in forecasts.values_list(*columns)
+        ]
     return [
         ForecastData(
             id=forecast_id,
             agent_id=agent_id,
             session_id=session_id,
-            received_at=_EPOCH + timedelta(microseconds=received_us),
+            received_at=_utc(received_us),  # type: ignore[arg-type]
             prediction=prediction,
             sources=sources,
             graph=graph,

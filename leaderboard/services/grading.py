@@ -479,6 +479,11 @@ def _json(value: Any) -> str:
     return value if type(value) is _JsonText else json.dumps(value)
 
 
+def _portable(value: Any) -> Any:
+    """A row value as the ORM takes it (pre-serialised JSON decoded again)."""
+    return json.loads(value) if type(value) is _JsonText else value
+
+
 def _nullable(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda value: None if value is None else convert(value)
 
@@ -513,6 +518,11 @@ def _write_batch(*, forecast_ids: Sequence[int], rows: list[dict[str, Any]], rep
     if replaces_current:
         Grade.objects.filter(forecast_id__in=forecast_ids, is_current=True).update(is_current=False)
     if not rows:
+        return
+    if connection.vendor != "postgresql":
+        Grade.objects.bulk_create(
+            [Grade(**{name: _portable(row[name]) for name, _ in _GRADE_CONVERTERS}) for row in rows], batch_size=500
+        )
         return
     # The default database: the one transaction.atomic above wraps.
     quote = connection.ops.quote_name

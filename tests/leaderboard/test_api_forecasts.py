@@ -14,7 +14,7 @@ from leaderboard.models import Forecast, Grade
 from tests.factories import ArticleFactory
 from tests.leaderboard.api_support import VALID_PREDICTIONS, live_question, replay_question, stored
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db(transaction=True)]
 
 
 def post(client: httpx.Client, question: Question, prediction: Any = None, **extra: Any) -> httpx.Response:

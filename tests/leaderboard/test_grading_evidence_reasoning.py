@@ -22,7 +22,7 @@ from tests.leaderboard.grading_support import (
     resolve,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 @pytest.fixture

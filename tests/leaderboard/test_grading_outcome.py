@@ -14,7 +14,7 @@ from leaderboard.services.grading import grade_question
 from tests.factories import T0, AgentFactory
 from tests.leaderboard.grading_support import CLOSE, add_forecast, current, make_question, resolve
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import pytest
 from leaderboard.models import Agent, Standing
 from tests.leaderboard.grading_support import add_forecast, make_question, resolve
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db(transaction=True)]
 
 
 def overall(agent: Agent) -> Standing:
