@@ -24,6 +24,7 @@ from django.db.models import BigIntegerField, Count, Exists, F, Func, Max, Outer
 from grading.models import HindsightEvent, HindsightGraph
 from grading.scoring import GRADER_VERSION
 from grading.scoring.reasoning import MatcherSettings
+from grading.scoring.semantic import semantic_matcher_settings
 from grading.selectors import Reference
 from ingestion.models import Question, Resolution
 from leaderboard.models import EvidenceAccess, Forecast, Grade, QuestionGradingState
@@ -38,7 +39,14 @@ GRADE_STATUS_WITHHELD = "withheld until the outcome is published"
 
 def matcher_settings() -> MatcherSettings:
     """The event matcher's parameters from settings (stored on every grade)."""
+    if settings.HINDSIGHT_MATCHER == "semantic":
+        return semantic_matcher_settings(
+            threshold=settings.HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD,
+            date_window_days=settings.HINDSIGHT_MATCHER_DATE_WINDOW_DAYS,
+            top_k=settings.HINDSIGHT_KEY_EVENTS_TOP_K,
+        )
     return MatcherSettings(
+        matcher=settings.HINDSIGHT_MATCHER,
         bm25_weight=settings.HINDSIGHT_MATCHER_BM25_WEIGHT,
         token_f1_weight=settings.HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT,
         threshold=settings.HINDSIGHT_MATCHER_THRESHOLD,

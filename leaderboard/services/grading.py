@@ -40,6 +40,7 @@ from grading.scoring.evidence import leaked_items, score_evidence
 from grading.scoring.open_ended import PredictionVerdict, score_open_ended
 from grading.scoring.reasoning import Event, MatcherSettings, ReasoningScore, ReferenceIndex
 from grading.scoring.relation import sanitize_relation, score_relation
+from grading.scoring.semantic import build_reference_index
 from grading.scoring.text import tokenize
 from grading.selectors import Reference, reference_for_question
 from ingestion.models import PricePoint, Question, Resolution
@@ -236,7 +237,7 @@ class QuestionGrader:
         self.reference_ids: frozenset[int] = reference.source_article_ids if self.built and reference else frozenset()
         self.index: ReferenceIndex | None = None
         if self.built and reference is not None:
-            self.index = ReferenceIndex(
+            self.index = build_reference_index(
                 [
                     Event(
                         id=str(e.id),

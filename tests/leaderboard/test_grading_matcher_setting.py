@@ -1,0 +1,37 @@
+"""HINDSIGHT_MATCHER chooses the event matcher stored on (and used for) every grade."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from leaderboard.selectors.grades import matcher_settings
+
+
+def test_hybrid_is_the_default(settings: pytest.FixtureRequest) -> None:
+    current = matcher_settings()
+    assert current.matcher == "hybrid" and current.threshold == 0.45 and current.date_window_days == 7
+
+
+def test_semantic_setting_gives_the_cosine_matcher(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.HINDSIGHT_MATCHER = "semantic"
+    current = matcher_settings()
+    assert current.matcher == "semantic" and current.threshold == pytest.approx(0.55)
+    assert current.as_dict()["version"].startswith("semantic-all-MiniLM-L6-v2")
+
+
+def test_unknown_matcher_is_refused_by_name(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.HINDSIGHT_MATCHER = "fuzzy"
+    with pytest.raises(ValueError, match="fuzzy"):
+        matcher_settings()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="the semantic extra is installed")
+def test_semantic_without_the_extra_names_the_requirements_file(settings) -> None:  # type: ignore[no-untyped-def]
+    from grading.scoring.reasoning import Event
+    from grading.scoring.semantic import SemanticMatcherUnavailable, build_reference_index
+
+    settings.HINDSIGHT_MATCHER = "semantic"
+    with pytest.raises(SemanticMatcherUnavailable, match="requirements-semantic.txt"):
+        build_reference_index([Event(id="e1", title="Bank cuts rates", description="", date=None)], matcher_settings())
