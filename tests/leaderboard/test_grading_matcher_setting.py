@@ -33,5 +33,5 @@ def test_semantic_without_the_extra_names_the_requirements_file(settings) -> Non
     from grading.scoring.semantic import SemanticMatcherUnavailable, build_reference_index
 
     settings.HINDSIGHT_MATCHER = "semantic"
-    with pytest.raises(SemanticMatcherUnavailable, match="requirements-semantic.txt"):
+    with pytest.raises(SemanticMatcherUnavailable, match=r"requirements-semantic\.txt"):
         build_reference_index([Event(id="e1", title="Bank cuts rates", description="", date=None)], matcher_settings())
