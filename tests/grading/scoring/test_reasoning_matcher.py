@@ -111,7 +111,7 @@ def test_bm25_rs_is_the_share_of_a_perfect_match_by_default() -> None:
         ref("c", "election result announced", days(0)),
     ]
     index = ReferenceIndex(reference)
-    score, rs, _ = index.similarity([fc("f", "storm hits coast")])
+    _, rs, _ = index.similarity([fc("f", "storm hits coast")])
     assert rs[0, 0] == pytest.approx(1.0)  # identical text
     assert 0 < rs[0, 1] < 1 and rs[0, 2] == 0.0
     # One shared word of a longer event is far from a perfect match, so it does not reach the threshold.
