@@ -11,3 +11,7 @@ from django.dispatch import Signal
 # A question's resolution changed (resolve, un-resolve, amend or annul): a new Resolution row
 # exists. kwargs: question_id: int, resolution_id: int, version: int, kind: str.
 resolution_changed = Signal()
+
+# Staff published a replay question's outcome: it may now appear in public tables.
+# kwargs: question_id: int.
+outcome_published = Signal()

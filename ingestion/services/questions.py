@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from ingestion.models import Question, Resolution
-from ingestion.signals import resolution_changed
+from ingestion.signals import outcome_published, resolution_changed
 
 REQUIRED_KEYS = ("external_id", "title", "type", "track", "open_at", "close_at", "resolution_criteria")
 KNOWN_KEYS = {
@@ -530,6 +530,8 @@ def question_publish_outcome(*, question: Question, now: datetime | None = None)
     if question.outcome_published_at is None:
         question.outcome_published_at = now or timezone.now()
         question.save(update_fields=["outcome_published_at", "updated_at"])
+        question_id = question.pk
+        transaction.on_commit(lambda: outcome_published.send(sender=Question, question_id=question_id))
     return question
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from django.utils import timezone
 
 from ingestion.models import Question
+from ingestion.services.questions import question_publish_outcome
 from leaderboard.models import Agent, Standing
 from leaderboard.services.standings import standings_rebuild
 from tests.leaderboard.grading_support import add_forecast, make_question, resolve
@@ -24,8 +24,7 @@ def test_unpublished_replay_grades_stay_out_until_published(agent: Agent, http: 
     assert agent.slug not in http.get("/api/v1/leaderboard/", params={"track": "replay"}).text
     assert agent.slug not in http.get("/leaderboard.csv").text
 
-    Question.objects.filter(pk=replay.pk).update(outcome_published_at=timezone.now())
-    standings_rebuild()
+    question_publish_outcome(question=Question.objects.get(pk=replay.pk))  # no rebuild: publishing announces
     row = Standing.objects.get(
         agent=agent, track="replay", question_type="", domain="", origin="", horizon="", contamination_filter=False
     )

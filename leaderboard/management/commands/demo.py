@@ -36,6 +36,7 @@ from grading.models import HindsightGraph
 from grading.services import hindsight_build
 from ingestion.models import Question
 from ingestion.sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
+from ingestion.services.questions import question_publish_outcome
 from leaderboard.baselines import baselines_run
 from leaderboard.management.commands.sample_world import (
     advance_to_end,
@@ -201,6 +202,12 @@ class Command(BaseCommand):
                 built += hindsight_build(question_id=qid) is not None
         for qid in resolved:
             grade_question(question_id=qid)
+        # The demo plays staff: the fictional replay questions' outcomes are published so that the
+        # replay track appears in the standings (real replay outcomes wait for staff).
+        for question in Question.objects.filter(
+            track=Question.Track.REPLAY, status=Question.Status.RESOLVED, outcome_published_at=None
+        ).exclude(origin=Question.Origin.IMPORTED):
+            question_publish_outcome(question=question)
         graphs = HindsightGraph.objects.filter(is_current=True)
         self.stdout.write(
             f"    {graphs.count()} hindsight graphs ({graphs.filter(graph_built=True).count()} pass the quality "
