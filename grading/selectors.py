@@ -86,10 +86,13 @@ def current_graph(question_id: int) -> HindsightGraph | None:
     return HindsightGraph.objects.filter(question_id=question_id, is_current=True).first()
 
 
-def _events_of(graph: HindsightGraph) -> QuerySet[HindsightEvent]:
+def _events_of(graph: HindsightGraph, *, article_fields: tuple[str, ...] = ()) -> QuerySet[HindsightEvent]:
+    articles = Article.objects.order_by("published_at", "id")
+    if article_fields:
+        articles = articles.only(*article_fields)
     return (
         graph.events.select_related("impact")
-        .prefetch_related(Prefetch("sources", queryset=Article.objects.order_by("published_at", "id")))
+        .prefetch_related(Prefetch("sources", queryset=articles))
         .order_by("occurred_on", "id")
     )
 
@@ -101,7 +104,8 @@ def reference_for_question(question_id: int) -> Reference | None:
     events: list[ReferenceEvent] = []
     kept: set[int] = set()
     articles: dict[int, str] = {}
-    for event in _events_of(graph):
+    # Grading needs only ids and URLs of the sources: leave article bodies in the database.
+    for event in _events_of(graph, article_fields=("id", "url", "published_at")):
         impact = getattr(event, "impact", None)
         rejected = event.review_status == HindsightEvent.ReviewStatus.REJECTED
         sources = list(event.sources.all())
@@ -126,7 +130,7 @@ def reference_for_question(question_id: int) -> Reference | None:
                 source_article_ids=tuple(a.pk for a in sources),
             )
         )
-    for link in graph.links.prefetch_related("evidence"):
+    for link in graph.links.prefetch_related(Prefetch("evidence", queryset=Article.objects.only("id", "url"))):
         if link.source_id in kept and link.target_id in kept:
             articles.update((a.pk, a.url) for a in link.evidence.all())
     return Reference(
