@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -24,7 +26,10 @@ def test_schema_lists_agent_endpoints(http: httpx.Client) -> None:
     assert "409" in paths["/api/v1/forecasts/"]["post"]["responses"]
 
 
-def test_docs_page(http: httpx.Client) -> None:
+def test_docs_page_is_served_without_internet(http: httpx.Client) -> None:
     response = http.get("/api/docs/")
     assert response.status_code == 200
     assert "swagger" in response.text.lower()
+    scripts = re.findall(r'src="([^"]+swagger-ui-bundle\.js)"', response.text)
+    assert scripts and all(src.startswith("/static/") for src in scripts)  # no CDN
+    assert http.get(scripts[0]).status_code == 200

@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "ingestion",
     "grading",
     "leaderboard",
@@ -150,6 +151,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Forecasting agents submit forecasts, open replay sessions and read evidence as of a date.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI served from this site (no CDN): the docs work on a machine with no internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Forecast API rate limit per token: requests per window (seconds).
