@@ -95,3 +95,14 @@ def _evidence_log_settled(request: pytest.FixtureRequest) -> Iterator[None]:
         from leaderboard.services.evidence import evidence_log_flush
 
         evidence_log_flush()
+
+
+@pytest.fixture(autouse=True)
+def _tasks_run_in_process() -> Iterator[None]:
+    """Every test starts with tasks executed in-process (tests.celery_worker.running_worker switches
+    to Redis for its block); a test that changed the Celery app cannot leak into the next one."""
+    from config import celery_app
+
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = True

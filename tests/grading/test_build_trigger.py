@@ -57,8 +57,8 @@ def test_duplicate_delivery_builds_once(settings: Any) -> None:
 
 
 @pytest.mark.celery_worker
-def test_a_real_worker_builds_after_resolution(transactional_db: Any, settings: Any) -> None:
-    settings.CELERY_TASK_ALWAYS_EAGER = False
+def test_a_real_worker_builds_after_resolution(transactional_db: Any) -> None:
+    # running_worker switches the Celery app to sending over Redis, and back afterwards.
     question = make_question()
     make_corpus()
     with running_worker(queues="grade"):
