@@ -133,6 +133,24 @@ def _store(*, question_id: int, result: BuildResult, resolution_version: int, no
     return graph
 
 
+def builder_run(ctx: BuildContext, *, builder: str, thresholds: Any) -> BuildResult:
+    """Run one builder with the budgets from settings (no writes); raises BuildError on failure."""
+    if builder == "llm":
+        return llm.build(
+            ctx,
+            thresholds=thresholds,
+            budget=settings.HINDSIGHT_GRAPH_BUDGET,
+            max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
+        )
+    return offline.build(
+        ctx,
+        thresholds=thresholds,
+        max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
+        max_events=settings.HINDSIGHT_GRAPH_MAX_EVENTS,
+        budget=settings.HINDSIGHT_GRAPH_BUDGET,
+    )
+
+
 def hindsight_build(
     *, question_id: int, builder: str | None = None, now: datetime | None = None
 ) -> HindsightGraph | None:
@@ -168,21 +186,7 @@ def hindsight_build(
     ctx = BuildContext.for_question(question, resolution)
     thresholds = thresholds_from_settings()
     try:
-        if builder == "llm":
-            result = llm.build(
-                ctx,
-                thresholds=thresholds,
-                budget=settings.HINDSIGHT_GRAPH_BUDGET,
-                max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
-            )
-        else:
-            result = offline.build(
-                ctx,
-                thresholds=thresholds,
-                max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
-                max_events=settings.HINDSIGHT_GRAPH_MAX_EVENTS,
-                budget=settings.HINDSIGHT_GRAPH_BUDGET,
-            )
+        result = builder_run(ctx, builder=builder, thresholds=thresholds)
     except BuildError as exc:
         _finish(attempt, reason=exc.reason, error=exc.message, log=exc.log)
         return None

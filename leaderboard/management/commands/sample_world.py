@@ -8,14 +8,14 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
-from grading.builders import llm, offline
+from grading.builders import llm
 from grading.builders.common import BuildContext, BuildError, thresholds_from_settings
 from grading.scoring.reasoning import Event, score_reasoning
+from grading.services import builder_run
 from ingestion.models import Article, Market, Question, StructuredEvent
 from ingestion.sampleworld.generator import SIZES, Storyline, World
 from ingestion.sampleworld.publish import (
@@ -65,21 +65,7 @@ def measure_builders(world: World, *, builders: list[str] | None = None) -> dict
                 continue
             ctx = BuildContext.for_question(question, resolution)
             try:
-                if builder == "llm":
-                    result = llm.build(
-                        ctx,
-                        thresholds=thresholds,
-                        budget=settings.HINDSIGHT_GRAPH_BUDGET,
-                        max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
-                    )
-                else:
-                    result = offline.build(
-                        ctx,
-                        thresholds=thresholds,
-                        max_articles=settings.HINDSIGHT_GRAPH_MAX_ARTICLES,
-                        max_events=settings.HINDSIGHT_GRAPH_MAX_EVENTS,
-                        budget=settings.HINDSIGHT_GRAPH_BUDGET,
-                    )
+                result = builder_run(ctx, builder=builder, thresholds=thresholds)
             except BuildError:
                 failed += 1
                 recalls.append(0.0)
