@@ -514,21 +514,4 @@ def score_with_similarity(
                     day_diff=int(diff[a, r]),
                 )
             )
-    matched_refs = {m.reference_id for m in matches}
-    key_ids = tuple(e.id for e in index.key_events)
-    matched_keys = tuple(k for k in key_ids if k in matched_refs)
-    precision = safe_ratio(len(matches), f)
-    recall = len(matches) / n if n else None
-    return ReasoningScore(
-        ker=len(matched_keys) / len(key_ids) if key_ids else None,
-        event_precision=precision,
-        event_recall=recall,
-        event_f1=safe_ratio(2 * precision * (recall or 0.0), precision + (recall or 0.0)),
-        temporal_mae_days=(math.fsum(abs(m.day_diff) for m in matches) / len(matches)) if matches else None,
-        matches=tuple(matches),
-        key_event_ids=key_ids,
-        matched_key_event_ids=matched_keys,
-        n_forecast_events=f,
-        n_reference_events=n,
-        settings=settings,
-    )
+    return index._result(f, n, matches, tuple(e.id for e in index.key_events))
