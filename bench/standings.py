@@ -21,7 +21,6 @@ import http.client
 import io
 import json
 import os
-import subprocess
 import sys
 import threading
 import time
@@ -36,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform"), str(ROOT / "bench")]
 
-from submit import free_port, percentile, stop  # noqa: E402
+from submit import free_port, percentile, start_gunicorn, stop  # noqa: E402
 
 SIZES = {"small": (100, 1000, 20), "medium": (300, 3000, 50), "full": (1000, 10000, 100)}
 
@@ -249,33 +248,6 @@ def load(n_agents: int, n_questions: int, per_question: int, seed: int) -> int:
     return n
 
 
-def start_gunicorn(port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-" + uuid.uuid4().hex),
-        "DJANGO_SECURE_COOKIES": "0",
-        "DJANGO_LOG_LEVEL": "WARNING",
-        "HINDSIGHT_RATE_LIMIT_REQUESTS": "1000000000",
-        "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}",
-    }
-    cmd = [str(Path(sys.executable).parent / "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}"]
-    cmd += ["--workers", str(workers), "--threads", str(threads), "--worker-class", "gthread", "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/leaderboard/", timeout=5).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None:
-            raise SystemExit(f"gunicorn exited with status {proc.returncode}")
-        time.sleep(0.2)
-    stop(proc)
-    raise SystemExit("gunicorn did not answer within 60 s")
-
-
 def readers(base: str, paths: list[str], concurrency: int, per_thread: int) -> dict[str, float]:
     """``concurrency`` threads, each with one keep-alive connection, each requesting ``per_thread``
     pages round-robin over ``paths``. Plain http.client: the client shares the 2 cores with the
@@ -453,7 +425,7 @@ def main() -> None:
     )
     if not args.no_http:
         port = free_port()
-        proc = start_gunicorn(port, args.workers, args.threads)
+        proc = start_gunicorn(port, args.workers, args.threads, probe_path="/leaderboard/")
         base = f"http://127.0.0.1:{port}"
         views = [
             "",

@@ -116,7 +116,15 @@ def setup(n_agents: int, n_questions: int) -> tuple[list[str], list[int], list[i
     return keys, [q.pk for q in questions], [a.pk for a in agents]
 
 
-def start_gunicorn(port: int, workers: int, threads: int, worker_class: str) -> subprocess.Popen[bytes]:
+def start_gunicorn(
+    port: int,
+    workers: int,
+    threads: int,
+    worker_class: str = "gthread",
+    *,
+    probe_path: str = "/api/v1/questions/?limit=1",
+) -> subprocess.Popen[bytes]:
+    """gunicorn in production settings on 127.0.0.1:``port``, once ``probe_path`` answers 200."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -145,7 +153,7 @@ def start_gunicorn(port: int, workers: int, threads: int, worker_class: str) -> 
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/api/v1/questions/?limit=1", timeout=2).status_code == 200:
+            if httpx.get(f"http://127.0.0.1:{port}{probe_path}", timeout=5).status_code == 200:
                 return proc
         except httpx.HTTPError:
             pass
