@@ -5,8 +5,8 @@ Loads resolved binary and multiple-choice questions, each with a built hindsight
 forecasts (one per agent), each citing 5 sources and carrying a --forecast-events event graph.
 Then, in one process against the database named by DATABASE_URL (PostgreSQL):
 
-- full: ``grade_question`` for every question (outcome, evidence, reasoning, bulk writes):
-  forecasts fully graded per second;
+- full: ``grade_questions`` over every question, HINDSIGHT_GRADING_QUESTIONS_PER_RUN at a time as the
+  sweeper sends them (outcome, evidence, reasoning, bulk writes): forecasts fully graded per second;
 - floor: outcome-only scoring (correct, Brier, log score) of the same forecasts vectorised in
   NumPy, from arrays already in memory: forecasts per second;
 - profile: cProfile of a forced regrade of --profile-questions questions; the top functions by
@@ -346,7 +346,7 @@ def main() -> None:
     parser.add_argument("--per-question", type=int, default=100, help="Forecasts (agents) per question.")
     parser.add_argument("--ref-events", type=int, default=30)
     parser.add_argument("--forecast-events", type=int, default=15)
-    parser.add_argument("--profile-questions", type=int, default=10)
+    parser.add_argument("--profile-questions", type=int, default=20)
     parser.add_argument("--profile-top", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
@@ -358,15 +358,19 @@ def main() -> None:
     question_ids, n_forecasts = setup(args)
     setup_seconds = time.perf_counter() - started
 
+    from django.conf import settings
+
     from leaderboard.models import Grade
-    from leaderboard.services.grading import grade_question
+    from leaderboard.services.grading import grade_questions
 
     load_before = loadavg()
     backend = backend_cpu_seconds()
     cpu_started = time.process_time()
     started = time.perf_counter()
-    for qid in question_ids:
-        grade_question(question_id=qid)
+    # As the sweeper sends them: HINDSIGHT_GRADING_QUESTIONS_PER_RUN questions per grading task.
+    per_run = max(1, settings.HINDSIGHT_GRADING_QUESTIONS_PER_RUN)
+    for start in range(0, len(question_ids), per_run):
+        grade_questions(question_ids=question_ids[start : start + per_run])
     full_seconds = time.perf_counter() - started
     worker_cpu = time.process_time() - cpu_started
     db_cpu = backend_cpu_seconds() - backend
@@ -387,8 +391,8 @@ def main() -> None:
     profiled = Grade.objects.filter(forecast__question_id__in=subset, is_current=True).count()
     profile_started = time.perf_counter()
     profiler.enable()
-    for qid in subset:
-        grade_question(question_id=qid, force=True)
+    for start in range(0, len(subset), per_run):
+        grade_questions(question_ids=subset[start : start + per_run], force=True)
     profiler.disable()
     profile_seconds = time.perf_counter() - profile_started
     stats = pstats.Stats(profiler, stream=io.StringIO())
@@ -416,6 +420,7 @@ def main() -> None:
                 "forecasts_with_evidence_and_reasoning": with_reasoning,
                 "reference_events": args.ref_events,
                 "forecast_events": args.forecast_events,
+                "questions_per_run": per_run,
                 "setup_seconds": round(setup_seconds, 2),
                 "seconds": round(full_seconds, 3),
                 "forecasts_per_second": round(rate, 1),

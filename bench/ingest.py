@@ -243,7 +243,8 @@ def bench_markets(args: argparse.Namespace, server: LoopbackServer) -> dict[str,
       already stored and unchanged);
     * the same two ratios against ``json.loads`` alone, a stricter floor with no validation.
 
-    With --repeat N each figure is the best of N rounds, baseline and polls interleaved.
+    With --repeat N each figure is the best of N rounds, baseline and polls interleaved. On
+    PostgreSQL the store writes with COPY; on SQLite with Django's bulk upsert.
     """
     from django.conf import settings
 

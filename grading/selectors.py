@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from itertools import combinations
@@ -12,7 +13,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 
 from grading.agreement import Agreement, cohen_agreement
 from grading.builders.common import outcome_text
-from grading.models import EventReview, GraphBuildAttempt, HindsightEvent, HindsightGraph
+from grading.models import CausalLink, EventReview, GraphBuildAttempt, HindsightEvent, HindsightGraph
 from grading.pressure import PressureInput, PressurePoint, pressure_points
 from ingestion.models import Article, PricePoint, Question
 
@@ -86,64 +87,122 @@ def current_graph(question_id: int) -> HindsightGraph | None:
     return HindsightGraph.objects.filter(question_id=question_id, is_current=True).first()
 
 
-def _events_of(graph: HindsightGraph, *, article_fields: tuple[str, ...] = ()) -> QuerySet[HindsightEvent]:
-    articles = Article.objects.order_by("published_at", "id")
-    if article_fields:
-        articles = articles.only(*article_fields)
+def _events_of(graph: HindsightGraph) -> QuerySet[HindsightEvent]:
     return (
         graph.events.select_related("impact")
-        .prefetch_related(Prefetch("sources", queryset=articles))
+        .prefetch_related(Prefetch("sources", queryset=Article.objects.order_by("published_at", "id")))
         .order_by("occurred_on", "id")
     )
 
 
 def reference_for_question(question_id: int) -> Reference | None:
-    graph = current_graph(question_id)
-    if graph is None:
-        return None
-    events: list[ReferenceEvent] = []
+    return references_for_questions([question_id]).get(question_id)
+
+
+def references_for_questions(question_ids: Sequence[int]) -> dict[int, Reference]:
+    """question id -> current reference, for questions that have a current graph.
+
+    Read as plain values in four queries whatever the number of questions (grading reads the
+    references of a whole batch of questions at once): the graphs, their events with impacts, the
+    events' source articles (oldest first) and the evidence of links between events.
+    """
+    graphs = {
+        row[0]: row
+        for row in HindsightGraph.objects.filter(question_id__in=question_ids, is_current=True).values_list(
+            "id", "question_id", "version", "graph_built", "builder", "builder_version", "model_name"
+        )
+    }
+    if not graphs:
+        return {}
+    sources_of: dict[int, list[tuple[int, str]]] = {}
+    for event_id, article_id, url in (
+        HindsightEvent.sources.through.objects.filter(hindsightevent__graph_id__in=graphs)
+        .order_by("article__published_at", "article_id")
+        .values_list("hindsightevent_id", "article_id", "article__url")
+    ):
+        sources_of.setdefault(event_id, []).append((article_id, url))
+    events: dict[int, list[ReferenceEvent]] = {graph_id: [] for graph_id in graphs}
     kept: set[int] = set()
-    articles: dict[int, str] = {}
-    # Grading needs only ids and URLs of the sources: leave article bodies in the database.
-    for event in _events_of(graph, article_fields=("id", "url", "published_at")):
-        impact = getattr(event, "impact", None)
-        rejected = event.review_status == HindsightEvent.ReviewStatus.REJECTED
-        sources = list(event.sources.all())
+    articles: dict[int, dict[int, str]] = {graph_id: {} for graph_id in graphs}
+    rejected_status = HindsightEvent.ReviewStatus.REJECTED
+    for (
+        event_id,
+        graph_id,
+        key,
+        title,
+        description,
+        occurred_on,
+        event_type,
+        is_outcome,
+        review_status,
+        impact_id,
+        magnitude,
+        confidence,
+        direction,
+    ) in (
+        HindsightEvent.objects.filter(graph_id__in=graphs)
+        .order_by("occurred_on", "id")
+        .values_list(
+            "id",
+            "graph_id",
+            "key",
+            "title",
+            "description",
+            "occurred_on",
+            "event_type",
+            "is_outcome",
+            "review_status",
+            "impact__id",
+            "impact__magnitude",
+            "impact__confidence",
+            "impact__direction",
+        )
+    ):
+        rejected = review_status == rejected_status
+        sources = sources_of.get(event_id, [])
         if not rejected:
-            kept.add(event.pk)
-            articles.update((a.pk, a.url) for a in sources)
-        events.append(
+            kept.add(event_id)
+            articles[graph_id].update(sources)
+        has_impact = impact_id is not None
+        events[graph_id].append(
             ReferenceEvent(
-                id=event.pk,
-                key=event.key,
-                title=event.title,
-                description=event.description,
-                date=event.occurred_on,
-                event_type=event.event_type,
-                is_outcome=event.is_outcome,
-                magnitude=impact.magnitude if impact else None,
-                confidence=impact.confidence if impact else None,
-                direction=impact.direction if impact else None,
-                has_impact=impact is not None,
+                id=event_id,
+                key=key,
+                title=title,
+                description=description,
+                date=occurred_on,
+                event_type=event_type,
+                is_outcome=is_outcome,
+                magnitude=magnitude if has_impact else None,
+                confidence=confidence if has_impact else None,
+                direction=direction if has_impact else None,
+                has_impact=has_impact,
                 rejected=rejected,
-                review_status=event.review_status,
-                source_article_ids=tuple(a.pk for a in sources),
+                review_status=review_status,
+                source_article_ids=tuple(a for a, _ in sources),
             )
         )
-    for link in graph.links.prefetch_related(Prefetch("evidence", queryset=Article.objects.only("id", "url"))):
-        if link.source_id in kept and link.target_id in kept:
-            articles.update((a.pk, a.url) for a in link.evidence.all())
-    return Reference(
-        graph_id=graph.pk,
-        version=graph.version,
-        graph_built=graph.graph_built,
-        builder=graph.builder,
-        builder_version=graph.builder_version,
-        model_name=graph.model_name,
-        question_id=question_id,
-        sources=tuple(ReferenceSource(article_id=k, url=v) for k, v in sorted(articles.items())),
-        events=tuple(events),
-    )
+    for graph_id, source_id, target_id, article_id, url in CausalLink.evidence.through.objects.filter(
+        causallink__graph_id__in=graphs
+    ).values_list(
+        "causallink__graph_id", "causallink__source_id", "causallink__target_id", "article_id", "article__url"
+    ):
+        if source_id in kept and target_id in kept:
+            articles[graph_id][article_id] = url
+    return {
+        question_id: Reference(
+            graph_id=graph_id,
+            version=version,
+            graph_built=graph_built,
+            builder=builder,
+            builder_version=builder_version,
+            model_name=model_name,
+            question_id=question_id,
+            sources=tuple(ReferenceSource(article_id=k, url=v) for k, v in sorted(articles[graph_id].items())),
+            events=tuple(events[graph_id]),
+        )
+        for graph_id, question_id, version, graph_built, builder, builder_version, model_name in graphs.values()
+    }
 
 
 # ------------------------------------------------------------------------------------------ review
@@ -363,5 +422,6 @@ __all__ = [
     "graphs_awaiting_review",
     "hindsight_view",
     "reference_for_question",
+    "references_for_questions",
     "review_agreement",
 ]

@@ -155,7 +155,9 @@ class Grade(models.Model):
         LLM = "llm", "LLM judge"
         LEXICAL = "lexical", "Lexical judge"
 
-    forecast = models.ForeignKey(Forecast, on_delete=models.CASCADE, related_name="grades")
+    # No index of its own: the (forecast, version) unique constraint's index serves forecast lookups,
+    # and grading inserts every grade through both.
+    forecast = models.ForeignKey(Forecast, on_delete=models.CASCADE, related_name="grades", db_index=False)
     version = models.PositiveIntegerField()
     is_current = models.BooleanField(default=True)
     grader_version = models.CharField(max_length=20)

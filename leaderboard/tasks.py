@@ -12,7 +12,7 @@ from django.db import DatabaseError
 
 from leaderboard.judges import JudgeUnavailable
 from leaderboard.selectors.grades import questions_needing_grading
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grading import grade_question, grade_questions
 from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
 
 logger = logging.getLogger(__name__)
@@ -39,12 +39,31 @@ def regrade_question(question_id: int) -> dict[str, Any]:
     return report.as_dict()
 
 
+@shared_task(
+    name="leaderboard.tasks.regrade_questions",
+    acks_late=True,
+    autoretry_for=(DatabaseError, JudgeUnavailable),
+    retry_backoff=30,
+    retry_backoff_max=1800,
+    max_retries=8,
+)
+def regrade_questions(question_ids: list[int]) -> list[dict[str, Any]]:
+    """``regrade_question`` for several questions in one run (shared reads and writes)."""
+    reports = grade_questions(question_ids=question_ids)
+    changed = [r.question_id for r in reports if r.graded or r.withdrawn or r.counts_updated]
+    if changed:
+        update_standings_for_questions.delay(changed)
+    return [report.as_dict() for report in reports]
+
+
 @shared_task(name="leaderboard.tasks.sweep_pending_grading", acks_late=True)
 def sweep_pending_grading() -> list[int]:
-    """Enqueue a regrade for each question with missing or stale grades (re-drives lost messages)."""
+    """Enqueue regrades of the questions with missing or stale grades (re-drives lost messages),
+    HINDSIGHT_GRADING_QUESTIONS_PER_RUN questions per task."""
     question_ids = questions_needing_grading(limit=settings.HINDSIGHT_GRADING_SWEEP_LIMIT)
-    for question_id in question_ids:
-        regrade_question.delay(question_id)
+    size = max(1, settings.HINDSIGHT_GRADING_QUESTIONS_PER_RUN)
+    for start in range(0, len(question_ids), size):
+        regrade_questions.delay(question_ids[start : start + size])
     if question_ids:
         logger.info("grading sweeper enqueued %d questions", len(question_ids))
     return question_ids

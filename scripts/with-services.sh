@@ -2,6 +2,7 @@
 # Start a private PostgreSQL and Redis on free loopback ports in a temporary directory, export
 # DATABASE_URL and REDIS_URL, run the given command, and stop both afterwards.
 # Usage: scripts/with-services.sh COMMAND [ARGS...]
+# HINDSIGHT_PG_OPTIONS adds server settings (e.g. "-c shared_buffers=6GB" for a benchmark).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +33,7 @@ trap cleanup EXIT INT TERM
 
 "${as_pg[@]}" "$(pg_bin initdb)" -D "$workdir/pg" -U hindsight --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
 "${as_pg[@]}" "$(pg_bin pg_ctl)" -D "$workdir/pg" -l "$workdir/pg.log" -w -t 60 \
-  -o "-p $pg_port -k $workdir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=256MB" \
+  -o "-p $pg_port -k $workdir -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=256MB ${HINDSIGHT_PG_OPTIONS:-}" \
   start >/dev/null
 "$(pg_bin createdb)" -h 127.0.0.1 -p "$pg_port" -U hindsight hindsight
 

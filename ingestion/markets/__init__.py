@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import math
+import ssl
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, Literal
 
 import httpx
@@ -235,6 +237,13 @@ def probability(value: float, *, fields: Fields, name: str) -> float:
     return value
 
 
+@cache
+def _tls_context() -> ssl.SSLContext:
+    """httpx's default verification context, built once per process: loading the CA bundle
+    takes tens of milliseconds, once per client otherwise (a context is safe to share)."""
+    return httpx.create_ssl_context()
+
+
 class JsonClient:
     """One connection pool for all the requests of a poll, through ``ingestion.fetching``."""
 
@@ -245,7 +254,10 @@ class JsonClient:
         self.max_bytes = max_bytes
         self.requests = 0
         self._client = httpx.Client(
-            follow_redirects=True, max_redirects=int(settings.HINDSIGHT_FETCH_MAX_REDIRECTS), timeout=self.timeout
+            follow_redirects=True,
+            max_redirects=int(settings.HINDSIGHT_FETCH_MAX_REDIRECTS),
+            timeout=self.timeout,
+            verify=_tls_context(),
         )
 
     def get(self, url: str, params: dict[str, Any] | None = None) -> Any:

@@ -3,7 +3,7 @@
 Every selector here takes an aware ``as_of`` and never returns, counts, ranks, snippets or
 paginates over an item dated at or after it, nor over an item without a date. Full-text search
 is one API over two engines: PostgreSQL (a generated, weighted ``tsvector`` column with a GIN
-index, ``websearch_to_tsquery`` and ``ts_rank_cd``) and SQLite (an FTS5 table kept in sync by
+index, ``websearch_to_tsquery`` and ``ts_rank``) and SQLite (an FTS5 table kept in sync by
 triggers, ``bm25()`` and ``snippet()``); both are created by migration ``0002_article_search``.
 
 Search ranks a bounded candidate set so that its cost does not grow with the corpus: the
@@ -44,6 +44,9 @@ FTS_TABLE = "ingestion_article_fts"
 FTS_TRIGGERS = ("ingestion_article_fts_ai", "ingestion_article_fts_ad", "ingestion_article_fts_au")
 # Title, summary, body weights: the same A/B/C emphasis as the PostgreSQL vector.
 _BM25 = f"bm25({FTS_TABLE}, 10.0, 4.0, 1.0)"
+# Snippets come from the title, the summary and this much of the body (ts_headline re-parses the
+# text it is given, ten times a search).
+SNIPPET_BODY_CHARS = 1500
 # PostgreSQL's tsvector is capped at 1 MB; the generated column indexes this much of the body.
 BODY_INDEX_CHARS = 100_000
 PG_SEARCH_VECTOR_SQL = (
@@ -203,8 +206,8 @@ def _pg_match_estimate(cursor: Any, query: str) -> float:
     return float(plan[0]["Plan"]["Plan Rows"])
 
 
-_HEADLINE_SQL = """ts_headline('english',
-    concat_ws(' — ', a.title, nullif(a.summary, ''), nullif(left(a.body, 4000), '')),
+_HEADLINE_SQL = f"""ts_headline('english',
+    concat_ws(' — ', a.title, nullif(a.summary, ''), nullif(left(a.body, {SNIPPET_BODY_CHARS}), '')),
     websearch_to_tsquery('english', %(q)s),
     'StartSel=' || chr(2) || ', StopSel=' || chr(3) || ', MaxWords=35, MinWords=15, '
     || 'MaxFragments=2, FragmentDelimiter=" … "')"""
@@ -276,7 +279,7 @@ def _search_postgresql(query: str, as_of: datetime | None, limit: int, offset: i
                       WHERE a.search_vector @@ websearch_to_tsquery('english', %(q)s) AND {bounds}
                       ORDER BY a.published_at DESC, a.id DESC LIMIT %(n)s),
                 r AS (SELECT w.id, w.published_at,
-                             ts_rank_cd(x.search_vector, websearch_to_tsquery('english', %(q)s)) AS score,
+                             ts_rank(x.search_vector, websearch_to_tsquery('english', %(q)s)) AS score,
                              row_number() OVER (ORDER BY w.published_at DESC, w.id DESC) AS rn
                       FROM w JOIN ingestion_article x ON x.ctid = w.tid)"""
             if attempt == 0:

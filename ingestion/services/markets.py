@@ -19,12 +19,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import cache
 from typing import Any, Protocol
 
+import orjson
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Window
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -209,6 +210,9 @@ class MarketStoreResult:
 
 
 _MARKET_FIELDS = ("title", "outcomes", "url", "open_at", "close_at", "status", "liquidity", "volume", "bettors", "raw")
+# Column order of the PostgreSQL COPY path (every Market column but the key).
+_COPY_MARKET_COLUMNS = ("platform", "external_id", "source_id", *_MARKET_FIELDS, "content_hash", "updated_at")
+_COPY_PRICE_COLUMNS = ("market_id", "outcome", "time", "probability")
 
 
 def _market_values(record: MarketRecord) -> dict[str, Any]:
@@ -226,53 +230,63 @@ def _market_values(record: MarketRecord) -> dict[str, Any]:
     }
 
 
-@contextmanager
-def _binary_bulk_binding() -> Iterator[None]:
-    """On PostgreSQL, send the parameters of the statements run inside bound server-side and
-    arrays in binary.
+def _json_default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
-    Django binds client-side by default, and a bulk insert (one UNNEST array per column) is
-    then quoted in Python, a regular-expression substitution for every quote of every JSON
-    payload: that cost several times the database's own work. Only the cursors opened inside
-    change; the connection's other cursors keep Django's defaults.
-    """
-    if connection.vendor != "postgresql":
-        yield
-        return
-    connection.ensure_connection()
-    raw = connection.connection
-    previous = raw.cursor_factory
-    raw.cursor_factory = _binary_array_cursor_class()
+
+def canonical_json(value: Any) -> bytes:
+    """Compact JSON with sorted keys (key order does not count, as it does not in a jsonb
+    column), as UTF-8; datetimes in ISO 8601."""
     try:
-        yield
-    finally:
-        raw.cursor_factory = previous
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        # orjson refuses what json.loads can still produce: integers beyond 64 bits and lone
+        # surrogates (kept as \u escapes here, as Django's JSONField would send them).
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_json_default).encode()
 
 
-@cache
-def _binary_array_cursor_class() -> type:
-    from django.db.backends.postgresql.base import ServerBindingCursor
-    from psycopg.types.array import ListBinaryDumper
-
-    # Django defines the class only when psycopg 3 is installed, so type checkers cannot see it.
-    base: Any = ServerBindingCursor
-
-    class BinaryArrayCursor(base):  # type: ignore[misc]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            # Cursor-local: lists dump in binary, with no per-element quoting.
-            self.adapters.register_dumper(list, ListBinaryDumper)
-
-    return BinaryArrayCursor
+def market_content_hash(values: Mapping[str, Any], *, raw_json: bytes | None = None) -> str:
+    """A digest of a market's stored values: the values parsed from the payload and the raw
+    payload as canonical JSON, so a change in either rewrites the row. ``raw_json`` is
+    ``canonical_json(values["raw"])`` when the caller already has it."""
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(canonical_json([values[name] for name in _MARKET_FIELDS if name != "raw"]))
+    digest.update(b"\n")
+    digest.update(raw_json if raw_json is not None else canonical_json(values["raw"]))
+    return digest.hexdigest()
 
 
-def market_content_hash(values: Mapping[str, Any]) -> str:
-    """A digest of a market's stored values: the raw payload as canonical JSON (key order does
-    not count, as it does not in a jsonb column) and the values parsed from it, so a change in
-    either rewrites the row."""
-    parsed = repr(tuple(values[name] for name in _MARKET_FIELDS if name != "raw"))
-    raw = json.dumps(values["raw"], sort_keys=True, separators=(",", ":"))
-    return hashlib.blake2b(f"{parsed}\n{raw}".encode(), digest_size=20).hexdigest()
+@dataclass
+class _MarketWrite:
+    platform: str
+    external_id: str
+    source_id: int | None
+    values: dict[str, Any]
+    raw_json: bytes
+    digest: str
+    # Not stored when the call began: inserted, unless another source stores it meanwhile.
+    new: bool
+
+
+def _many(values: Iterable[str]) -> Any:
+    """The right-hand side of an ``__in`` filter over thousands of strings. On PostgreSQL one
+    array parameter: a placeholder per value costs Django and the driver more than the query."""
+    values = list(values)
+    if connection.vendor == "postgresql":
+        return RawSQL("SELECT unnest(%s::text[])", [values])
+    return values
+
+
+def _stored_markets(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple[int, str, int | None]]:
+    """(platform, external id) -> (pk, content hash, owning source) of the stored ones, in one
+    query. Only keys and hashes: loading the stored raw payloads would cost as much as writing them."""
+    wanted = set(keys)
+    rows = Market.objects.filter(
+        platform__in={p for p, _ in wanted}, external_id__in=_many({e for _, e in wanted})
+    ).values_list("platform", "external_id", "pk", "content_hash", "source_id")
+    return {(p, e): (pk, digest, owner) for p, e, pk, digest, owner in rows if (p, e) in wanted}
 
 
 @transaction.atomic
@@ -287,20 +301,13 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
     result = MarketStoreResult(market_ids={})
     if not by_key:
         return result
-    # Only keys and hashes: loading the stored raw payloads would cost as much as writing them.
-    stored: dict[tuple[str, str], tuple[int, str, int | None]] = {}
-    for platform in {p for p, _ in by_key}:
-        ids = [e for p, e in by_key if p == platform]
-        rows = Market.objects.filter(platform=platform, external_id__in=ids).values_list(
-            "external_id", "pk", "content_hash", "source_id"
-        )
-        for external_id, pk, digest, owner_id in rows:
-            stored[(platform, external_id)] = (pk, digest, owner_id)
+    stored = _stored_markets(by_key)
     source_id = source.pk if source is not None else None
-    to_write: list[Market] = []
+    to_write: list[_MarketWrite] = []
     for key, record in by_key.items():
         values = _market_values(record)
-        digest = market_content_hash(values)
+        raw_json = canonical_json(record.raw)
+        digest = market_content_hash(values, raw_json=raw_json)
         found = stored.get(key)
         owner: int | None = None
         if found is not None:
@@ -317,28 +324,25 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
         # The first source to list a market keeps it; two overlapping sources must not flip it
         # back and forth on every poll.
         to_write.append(
-            Market(
+            _MarketWrite(
                 platform=key[0],
                 external_id=key[1],
                 source_id=owner if owner is not None else source_id,
-                content_hash=digest,
-                **values,
+                values=values,
+                raw_json=raw_json,
+                digest=digest,
+                new=found is None,
             )
         )
+    # Markets whose prices cannot be stored yet: inserted by this call, not merely upserted.
+    fresh: set[int] = set()
     if to_write:
-        # One upsert statement per batch, for changed rows only: a market created by another
-        # source meanwhile is updated, not duplicated, and PostgreSQL returns every key.
-        with _binary_bulk_binding():
-            written = Market.objects.bulk_create(
-                to_write,
-                update_conflicts=True,
-                unique_fields=["platform", "external_id"],
-                update_fields=[*_MARKET_FIELDS, "content_hash", "source", "updated_at"],
-                batch_size=1000,
-            )
-        for market in written:
-            if market.pk is not None:
-                result.market_ids[market.external_id] = market.pk
+        if connection.vendor == "postgresql":
+            written, fresh = _copy_write_markets(to_write)
+        else:
+            written = _orm_upsert_markets(to_write)
+            fresh = {written[e] for e in result.created_ids if e in written}
+        result.market_ids.update(written)
     missing = [key for key in by_key if key[1] not in result.market_ids]
     for platform in {p for p, _ in missing}:
         # Backends that do not return keys from an upsert (SQLite before 3.35): look them up.
@@ -347,11 +351,137 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
             "external_id", "pk"
         ):
             result.market_ids[external_id] = pk
-    result.prices_added = _store_prices(by_key=by_key, result=result)
+            if external_id in result.created_ids:
+                fresh.add(pk)
+    result.prices_added = _store_prices(by_key=by_key, result=result, fresh=fresh)
     return result
 
 
-def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], result: MarketStoreResult) -> int:
+def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
+    """The portable path (SQLite): one bulk upsert per batch, so a market created by another
+    source meanwhile is updated, not duplicated."""
+    written = Market.objects.bulk_create(
+        [
+            Market(
+                platform=row.platform,
+                external_id=row.external_id,
+                source_id=row.source_id,
+                content_hash=row.digest,
+                **row.values,
+            )
+            for row in rows
+        ],
+        update_conflicts=True,
+        unique_fields=["platform", "external_id"],
+        update_fields=[*_MARKET_FIELDS, "content_hash", "source", "updated_at"],
+        batch_size=1000,
+    )
+    return {market.external_id: market.pk for market in written if market.pk is not None}
+
+
+def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
+    """The values of ``_COPY_MARKET_COLUMNS`` (JSON columns as JSON text)."""
+    v = row.values
+    return (
+        row.platform,
+        row.external_id,
+        row.source_id,
+        v["title"],
+        canonical_json(v["outcomes"]).decode(),
+        v["url"],
+        v["open_at"],
+        v["close_at"],
+        v["status"],
+        v["liquidity"],
+        v["volume"],
+        v["bettors"],
+        row.raw_json.decode(),
+        row.digest,
+        stamp,
+    )
+
+
+def _copy(cursor: Any, statement: str, rows: Iterable[tuple[Any, ...]]) -> None:
+    """COPY ``rows`` in, formatting them in this thread while another sends them, so the
+    database parses one part while Python formats the next."""
+    from psycopg.copy import QueuedLibpqWriter
+
+    with cursor.copy(statement, writer=QueuedLibpqWriter(cursor.cursor)) as copy:
+        write = copy.write_row
+        for row in rows:
+            write(row)
+
+
+def _allocate_ids(cursor: Any, model: type[Any], count: int) -> list[int]:
+    table = model._meta.db_table
+    cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, count])
+    return [pk for (pk,) in cursor.fetchall()]
+
+
+@contextmanager
+def _staging_table(cursor: Any, *, model: type[Any], columns: Iterable[str]) -> Iterator[str]:
+    """A session-private, empty table with ``columns`` of ``model``'s table (same types, no
+    constraints), filled by COPY and dropped after use (or with the transaction)."""
+    name = f"hindsight_staging_{model._meta.model_name}"
+    table = connection.ops.quote_name(model._meta.db_table)
+    cursor.execute(f"DROP TABLE IF EXISTS {name}")
+    cursor.execute(
+        f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP AS SELECT {', '.join(columns)} FROM {table} WITH NO DATA"
+    )
+    yield name
+    cursor.execute(f"DROP TABLE {name}")
+
+
+def _copy_write_markets(rows: list[_MarketWrite]) -> tuple[dict[str, int], set[int]]:
+    """PostgreSQL: write markets with COPY. Returns external id -> key of every row, and the
+    keys of the markets inserted (rather than updated).
+
+    Django's bulk_create spends most of a large poll preparing values field by field in Python;
+    COPY takes them as they are (the raw payload already serialised for its hash). New markets
+    (every market of a first poll) are copied straight into the table under keys taken from its
+    sequence; changed ones, and all of them should another source have stored one of the new
+    ones meanwhile, go through a staging table and one INSERT ... ON CONFLICT DO UPDATE, which
+    keeps bulk_create's upsert semantics."""
+    from psycopg import errors
+
+    # Market.updated_at is auto_now: the wall clock, as bulk_create would set it.
+    stamp = timezone.now()
+    table = connection.ops.quote_name(Market._meta.db_table)
+    columns = ", ".join(_COPY_MARKET_COLUMNS)
+    new = [row for row in rows if row.new]
+    staged = [row for row in rows if not row.new]
+    ids: dict[str, int] = {}
+    fresh: set[int] = set()
+    if new:
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                keys = _allocate_ids(cursor, Market, len(new))
+                _copy(
+                    cursor,
+                    f"COPY {table} (id, {columns}) FROM STDIN",
+                    ((pk, *_market_copy_row(row, stamp=stamp)) for pk, row in zip(keys, new, strict=True)),
+                )
+        except (IntegrityError, errors.UniqueViolation):
+            staged = rows
+        else:
+            ids.update((row.external_id, pk) for pk, row in zip(keys, new, strict=True))
+            fresh.update(keys)
+    if staged:
+        updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _COPY_MARKET_COLUMNS[2:])
+        with (
+            connection.cursor() as cursor,
+            _staging_table(cursor, model=Market, columns=_COPY_MARKET_COLUMNS) as staging,
+        ):
+            _copy(cursor, f"COPY {staging} ({columns}) FROM STDIN", (_market_copy_row(r, stamp=stamp) for r in staged))
+            cursor.execute(
+                f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {staging} "
+                f"ON CONFLICT (platform, external_id) DO UPDATE SET {updates} RETURNING external_id, id"
+            )
+            ids.update(cursor.fetchall())
+    return ids, fresh
+
+
+def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], result: MarketStoreResult, fresh: set[int]) -> int:
     market_ids = result.market_ids
     # A snapshot repeats the listing, so an unchanged market has no new snapshot price, and a
     # market created just now has no stored price to compare with.
@@ -369,7 +499,8 @@ def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], result: Mar
             .values_list("market_id", "outcome", "time", "probability")
         )
         latest = {(m, o): (t, p) for m, o, t, p in rows}
-    points: list[PricePoint] = []
+    # (market id, outcome, time) -> probability; the first of a duplicated key wins.
+    points: dict[tuple[int, str, datetime], float] = {}
     for (_, external_id), record in by_key.items():
         if record.prices_are_snapshot and external_id not in result.changed:
             continue
@@ -382,29 +513,55 @@ def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], result: Mar
                 last = latest.get((market_id, outcome))
                 if last is not None and (price.time <= last[0] or abs(last[1] - price.probability) < 1e-9):
                     continue
-            points.append(
-                PricePoint(market_id=market_id, outcome=outcome, time=price.time, probability=price.probability)
-            )
+            points.setdefault((market_id, outcome, price.time), price.probability)
     if not points:
         return 0
-    unique: dict[tuple[int, str, datetime], PricePoint] = {}
-    for point in points:
-        unique.setdefault((point.market_id, point.outcome, point.time), point)
-    points = list(unique.values())
-    # A market created by this call had no prices: its points are all new. For the others,
-    # counting before and after within the batch's time range tells how many were new (an
-    # ignore_conflicts insert does not say) without scanning each market's whole history.
-    fresh = {market_ids[e] for e in result.created_ids}
-    known = [p for p in points if p.market_id not in fresh]
+    if connection.vendor == "postgresql":
+        return _copy_insert_prices(points, fresh=fresh)
+    return _orm_insert_prices(points, fresh=fresh)
+
+
+def _orm_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fresh: set[int]) -> int:
+    """The portable path (SQLite): an ignore_conflicts bulk insert, which does not say how many
+    rows were new. A market inserted by this call had no prices, so its points are all new; for
+    the others, counting before and after within the batch's time range tells, without scanning
+    each market's whole history."""
+    known = [key for key in points if key[0] not in fresh]
     around = None
     if known:
         around = PricePoint.objects.filter(
-            market_id__in={p.market_id for p in known}, time__gte=min(p.time for p in known)
+            market_id__in={m for m, _, _ in known}, time__gte=min(t for _, _, t in known)
         )
     before = around.count() if around is not None else 0
-    with _binary_bulk_binding():
-        PricePoint.objects.bulk_create(points, ignore_conflicts=True, batch_size=2000)
+    PricePoint.objects.bulk_create(
+        [PricePoint(market_id=m, outcome=o, time=t, probability=p) for (m, o, t), p in points.items()],
+        ignore_conflicts=True,
+        batch_size=2000,
+    )
     return len(points) - len(known) + (around.count() - before if around is not None else 0)
+
+
+def _copy_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fresh: set[int]) -> int:
+    """PostgreSQL: the points of markets this call inserted cannot exist yet and are copied
+    straight in; the others go through a staging table and one INSERT ... ON CONFLICT DO
+    NOTHING, whose row count is exactly the number of new points."""
+    table = connection.ops.quote_name(PricePoint._meta.db_table)
+    columns = ", ".join(_COPY_PRICE_COLUMNS)
+    direct = [(m, o, t, p) for (m, o, t), p in points.items() if m in fresh]
+    others = [(m, o, t, p) for (m, o, t), p in points.items() if m not in fresh]
+    added = 0
+    with connection.cursor() as cursor:
+        if direct:
+            _copy(cursor, f"COPY {table} ({columns}) FROM STDIN", direct)
+            added += len(direct)
+        if others:
+            with _staging_table(cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS) as staging:
+                _copy(cursor, f"COPY {staging} ({columns}) FROM STDIN", others)
+                cursor.execute(
+                    f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {staging} ON CONFLICT DO NOTHING"
+                )
+                added += int(cursor.rowcount)
+    return added
 
 
 def question_external_id(*, platform: str, external_id: str) -> str:
@@ -473,7 +630,7 @@ def market_questions_sync(
     resolution in line with its market. Call inside the poll's transaction."""
     result = QuestionSyncResult()
     qids = {question_external_id(platform=r.platform, external_id=r.external_id): r for r in records}
-    questions = {q.external_id: q for q in Question.objects.filter(external_id__in=list(qids)).only(*_SYNC_FIELDS)}
+    questions = {q.external_id: q for q in Question.objects.filter(external_id__in=_many(qids)).only(*_SYNC_FIELDS)}
     currents = _current_resolutions([q.pk for q in questions.values()])
     new_questions: list[Question] = []
     relink: list[tuple[int, int]] = []
@@ -495,7 +652,7 @@ def market_questions_sync(
         if _needs_change(question=question, record=record, current=currents.get(question.pk)):
             to_sync.append((question.pk, record))
     if new_questions:
-        Question.objects.bulk_create(new_questions, batch_size=500)
+        _insert_questions(new_questions)
         result.questions_created = len(new_questions)
     for question_id, market_id in relink:
         Question.objects.filter(pk=question_id).update(market_id=market_id, updated_at=timezone.now())
@@ -509,6 +666,24 @@ def market_questions_sync(
             except ValidationError as exc:
                 result.problems.append(f"{record.platform} market {record.external_id}: resolution refused: {exc}")
     return result
+
+
+def _insert_questions(questions: list[Question]) -> None:
+    """Insert new questions. On PostgreSQL by COPY, with values prepared as bulk_create would
+    (auto_now stamps, JSON adapters) but without its per-placeholder query building; a
+    question created meanwhile by someone else still fails the poll on the unique external id."""
+    if connection.vendor != "postgresql":
+        Question.objects.bulk_create(questions, batch_size=500)
+        return
+    fields = [f for f in Question._meta.concrete_fields if not f.primary_key]
+    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+    table = connection.ops.quote_name(Question._meta.db_table)
+    rows = [
+        tuple(f.get_db_prep_save(f.pre_save(question, add=True), connection=connection) for f in fields)
+        for question in questions
+    ]
+    with connection.cursor() as cursor:
+        _copy(cursor, f"COPY {table} ({columns}) FROM STDIN", rows)
 
 
 def _current_resolutions(question_ids: list[int]) -> dict[int, Resolution]:

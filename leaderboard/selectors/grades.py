@@ -16,10 +16,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.contrib.postgres.expressions import ArraySubquery
 from django.db import connection
-from django.db.models import BigIntegerField, Count, Exists, F, Func, Max, OuterRef, Q, QuerySet
+from django.db.models import BigIntegerField, Count, Exists, F, Func, Max, OuterRef, Q, QuerySet, TextField
+from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Cast
 
 from grading.models import HindsightEvent, HindsightGraph
 from grading.scoring import GRADER_VERSION
@@ -154,6 +157,28 @@ def _utc(value: int | datetime | None) -> datetime | None:
     return _EPOCH + timedelta(microseconds=value)
 
 
+def _json_text(field: str | KeyTransform) -> Cast:
+    """A JSON value as its text, decoded by ``_decode`` (orjson) instead of the field's json.loads:
+    the forecast graphs are most of the bytes a grading run reads."""
+    return Cast(field, output_field=TextField())
+
+
+def _decode(text: str | None, *, strict: bool = True) -> Any:
+    """``text`` decoded; not ``strict``: None when it is not JSON (SQLite gives a JSON string
+    value inside a document as the bare string)."""
+    if text is None:
+        return None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:  # orjson is stricter than the json module on a few inputs
+        try:
+            return json.loads(text)
+        except ValueError:
+            if strict:
+                raise
+            return None
+
+
 def forecast_heads(question_id: int) -> list[ForecastHead]:
     return [
         ForecastHead(forecast_id, agent_id, session_id, _utc(received))  # type: ignore[arg-type]
@@ -179,14 +204,21 @@ def current_grades_of_question(question_id: int) -> dict[int, CurrentGrade]:
     }
 
 
-def forecast_heads_and_grades(
-    question_id: int,
-) -> tuple[list[ForecastHead], dict[int, CurrentGrade], dict[int, int]]:
+HeadsAndGrades = tuple[list[ForecastHead], dict[int, CurrentGrade], dict[int, int]]
+
+
+def forecast_heads_and_grades(question_id: int) -> HeadsAndGrades:
     """``forecast_heads`` and ``grade_versions_of_question`` of one question in one grouped query:
     (heads ordered by received_at and id, forecast id -> current grade, forecast id -> latest version)."""
+    return forecast_heads_and_grades_of([question_id]).get(question_id, ([], {}, {}))
+
+
+def forecast_heads_and_grades_of(question_ids: Sequence[int]) -> dict[int, HeadsAndGrades]:
+    """``forecast_heads_and_grades`` of several questions in one grouped query (questions without
+    forecasts are absent)."""
     current_grade = Q(grades__is_current=True)
     rows = (
-        Forecast.objects.filter(question_id=question_id)
+        Forecast.objects.filter(question_id__in=question_ids)
         .annotate(
             latest_version=Max("grades__version"),
             n_current=Count("grades", filter=current_grade),
@@ -195,6 +227,7 @@ def forecast_heads_and_grades(
         )
         .order_by("received_at", "id")
         .values_list(
+            "question_id",
             "id",
             "agent_id",
             "session_id",
@@ -205,16 +238,25 @@ def forecast_heads_and_grades(
             "n_counting",
         )
     )
-    heads: list[ForecastHead] = []
-    current: dict[int, CurrentGrade] = {}
-    versions: dict[int, int] = {}
-    for forecast_id, agent_id, session_id, received, version, n_current, key, n_counting in rows:
+    found: dict[int, HeadsAndGrades] = {}
+    for question_id, forecast_id, agent_id, session_id, received, version, n_current, key, n_counting in rows:
+        if question_id not in found:
+            found[question_id] = ([], {}, {})
+        heads, current, versions = found[question_id]
         heads.append(ForecastHead(forecast_id, agent_id, session_id, _utc(received)))  # type: ignore[arg-type]
         if version is not None:
             versions[forecast_id] = version
         if n_current:
             current[forecast_id] = CurrentGrade(forecast_id, key, n_counting > 0)
-    return heads, current, versions
+    return found
+
+
+def current_resolutions(question_ids: Sequence[int]) -> dict[int, Resolution]:
+    """question id -> its current (latest) resolution version, for questions that have one."""
+    latest: dict[int, Resolution] = {}
+    for resolution in Resolution.objects.filter(question_id__in=question_ids).order_by("question_id", "version"):
+        latest[resolution.question_id] = resolution
+    return latest
 
 
 def grade_versions_of_question(question_id: int) -> tuple[dict[int, CurrentGrade], dict[int, int]]:
@@ -264,7 +306,7 @@ class ForecastData:
     received_at: datetime
     prediction: Any
     sources: list[Any]
-    graph: Any
+    graph_events: Any  # the forecast graph's "events" value (edges are not graded)
     simulated_at: datetime | None
     knowledge_cutoff: date | None
     cited: list[tuple[int, datetime | None]]
@@ -278,9 +320,9 @@ def forecast_data(forecast_ids: Sequence[int]) -> list[ForecastData]:
         "agent_id",
         "session_id",
         _epoch_us("received_at"),
-        "prediction",
-        "sources",
-        "graph",
+        _json_text("prediction"),
+        _json_text("sources"),
+        _json_text(KeyTransform("events", "graph")),
         _epoch_us("session__simulated_at"),
         "agent__knowledge_cutoff",
     ]
@@ -311,9 +353,9 @@ def forecast_data(forecast_ids: Sequence[int]) -> list[ForecastData]:
             agent_id=agent_id,
             session_id=session_id,
             received_at=_utc(received_us),  # type: ignore[arg-type]
-            prediction=prediction,
-            sources=sources,
-            graph=graph,
+            prediction=_decode(prediction),
+            sources=_decode(sources),
+            graph_events=_decode(graph_events, strict=False),
             simulated_at=_utc(simulated_us),
             knowledge_cutoff=cutoff,
             cited=[(a, _utc(p)) for a, p in zip(cited_ids, cited_published, strict=True)],
@@ -325,7 +367,7 @@ def forecast_data(forecast_ids: Sequence[int]) -> list[ForecastData]:
             received_us,
             prediction,
             sources,
-            graph,
+            graph_events,
             simulated_us,
             cutoff,
             cited_ids,
@@ -348,16 +390,23 @@ def gateway_reads_for_question(question_id: int) -> dict[int, list[Read]]:
     Same reading of the log as ``leaderboard.selectors.evidence.articles_read_for`` (a read whose
     article row was deleted still counts by its logged id), for every agent in one query.
     """
+    return gateway_reads_for_questions([question_id]).get(question_id, {})
+
+
+def gateway_reads_for_questions(question_ids: Sequence[int]) -> dict[int, dict[int, list[Read]]]:
+    """question id -> ``gateway_reads_for_question`` of it, for several questions in one query."""
+    if not question_ids:
+        return {}
     evidence_log_flush()
-    reads: dict[int, list[Read]] = defaultdict(list)
+    reads: dict[int, dict[int, list[Read]]] = {}
     rows = (
-        EvidenceAccess.objects.filter(question_id=question_id, kind=EvidenceAccess.Kind.READ)
+        EvidenceAccess.objects.filter(question_id__in=question_ids, kind=EvidenceAccess.Kind.READ)
         .order_by("created_at", "id")
-        .values_list("agent_id", "session_id", "article_id", "item_ids", "created_at")
+        .values_list("question_id", "agent_id", "session_id", "article_id", "item_ids", "created_at")
     )
-    for agent_id, session_id, article_id, item_ids, created_at in rows:
+    for question_id, agent_id, session_id, article_id, item_ids, created_at in rows:
         ids = (article_id,) if article_id is not None else tuple(int(i) for i in item_ids or ())
-        reads[agent_id].append(Read(agent_id, session_id, ids, created_at))
+        reads.setdefault(question_id, defaultdict(list))[agent_id].append(Read(agent_id, session_id, ids, created_at))
     return reads
 
 

@@ -20,15 +20,21 @@ HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is taken over (its worker died).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any
+from itertools import groupby
+from operator import itemgetter
+from typing import Any, TypeVar
 
+import numpy as np
+import orjson
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Case, F, Field, Q, Value, When
@@ -42,7 +48,7 @@ from grading.scoring.reasoning import Event, MatcherSettings, ReasoningScore, Re
 from grading.scoring.relation import sanitize_relation, score_relation
 from grading.scoring.semantic import build_reference_index
 from grading.scoring.text import tokenize
-from grading.selectors import Reference, reference_for_question
+from grading.selectors import Reference, references_for_questions
 from ingestion.models import PricePoint, Question, Resolution
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
@@ -52,10 +58,12 @@ from leaderboard.selectors.grades import (
     CurrentGrade,
     ForecastData,
     ForecastHead,
+    HeadsAndGrades,
     Read,
+    current_resolutions,
     forecast_data,
-    forecast_heads_and_grades,
-    gateway_reads_for_question,
+    forecast_heads_and_grades_of,
+    gateway_reads_for_questions,
     inputs_key,
     judge_label,
     matcher_digest,
@@ -65,6 +73,7 @@ from leaderboard.selectors.grades import (
 from leaderboard.services.predictions import question_options
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RESOLVED_KINDS = (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
 _MARKS = str.maketrans("", "", "\x02\x03")
@@ -176,26 +185,27 @@ class MarketSeries:
 # ------------------------------------------------------------------------------------ one question
 
 
-def _forecast_events(graph: Any) -> list[Event]:
+def _forecast_events(graph_events: Any) -> list[Event]:
     events: list[Event] = []
-    if not isinstance(graph, dict):
+    if not isinstance(graph_events, list):
         return events
-    for raw in graph.get("events") or []:
+    for raw in graph_events:
         if not isinstance(raw, dict):
             continue
         day: date | None = None
         text = raw.get("date")
-        if isinstance(text, str) and len(text) >= 10:
+        if type(text) is str and len(text) >= 10:
             try:
                 day = date.fromisoformat(text[:10])
             except ValueError:
                 day = None
+        title, description = raw.get("title"), raw.get("description")
         events.append(
             Event(
-                id=str(raw.get("id")),
-                title=str(raw.get("title") or ""),
-                description=str(raw.get("description") or ""),
-                date=day,
+                str(raw.get("id")),
+                title if type(title) is str else str(title or ""),
+                description if type(description) is str else str(description or ""),
+                day,
             )
         )
     return events
@@ -304,7 +314,7 @@ class QuestionGrader:
         """
         rows = [self._row(d, version=versions.get(d.id, 0) + 1, counts=d.id in counting) for d in batch]
         if self.index is not None and not self.void:
-            scores = self.index.score_many([_forecast_events(d.graph) for d in batch])
+            scores = self.index.score_many([_forecast_events(d.graph_events) for d in batch])
             for row, score in zip(rows, scores, strict=True):
                 self._reasoning(row, score)
         return rows
@@ -352,8 +362,8 @@ class QuestionGrader:
             grade["reduced_correct"] = m.correct
             details["predicted_option"] = m.predicted_option
             details["reduced"] = {"brier": _round(m.reduced_brier), "log_score": _round(m.reduced_log_score)}
-            if self.market is not None:
-                vector = self.market.vector(self.options, as_of)
+            vector = self.market.vector(self.options, as_of) if self.market is not None else None
+            if vector is not None:  # without market prices there is no edge (and nothing to score twice)
                 grade["market_edge"] = outcome_rules.market_edge_multiple_choice(probs, self.options, y, vector)
         elif qtype == Question.Type.QUANTITY:
             if "value" in prediction:
@@ -461,7 +471,7 @@ class QuestionGrader:
 # ------------------------------------------------------------------------------------ writes
 
 
-def _chunks(items: Sequence[int], size: int) -> Iterator[Sequence[int]]:
+def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
 
@@ -475,9 +485,17 @@ class _JsonText(str):
     """A value already serialised for a JSON column (the matcher settings, the same on every row)."""
 
 
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python number it holds (orjson's fallback for types it does not know)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
 def _json(value: Any) -> str:
-    # What JSONField sends (json.dumps without a custom encoder, Grade's JSON fields have none).
-    return value if type(value) is _JsonText else json.dumps(value)
+    # The JSON JSONField would send, serialised by orjson (the details of every grade are the
+    # largest values a grading run writes).
+    return value if type(value) is _JsonText else orjson.dumps(value, default=_plain).decode()
 
 
 def _portable(value: Any) -> Any:
@@ -546,17 +564,40 @@ def _sync_counts(*, current: Mapping[int, CurrentGrade], counting: set[int], reg
     return n
 
 
-def _grade(question: Question, *, now: datetime, force: bool) -> GradingReport:
-    resolution = question.current_resolution
+@dataclass(eq=False)
+class _Plan:
+    """One claimed question of a run: what it grades and against what."""
+
+    question: Question
+    report: GradingReport
+    grader: QuestionGrader | None = None
+    todo: list[int] = field(default_factory=list)
+    current: dict[int, CurrentGrade] = field(default_factory=dict)
+    versions: dict[int, int] = field(default_factory=dict)
+    counting: set[int] = field(default_factory=set)
+
+
+def _plan(
+    question: Question,
+    *,
+    resolution: Resolution | None,
+    reference: Reference | None,
+    heads_and_grades: HeadsAndGrades,
+    reads: dict[int, list[Read]],
+    matcher: MatcherSettings,
+    now: datetime,
+    force: bool,
+) -> _Plan:
     report = GradingReport(question_id=question.pk, status="up_to_date")
+    plan = _Plan(question=question, report=report)
     if resolution is None or resolution.kind == Resolution.Kind.UNRESOLVE:
         report.withdrawn = Grade.objects.filter(forecast__question_id=question.pk, is_current=True).update(
             is_current=False
         )
         report.status = "withdrawn"
-        return report
-    reference = reference_for_question(question.pk) if resolution.kind in RESOLVED_KINDS else None
-    matcher = matcher_settings()
+        return plan
+    if resolution.kind not in RESOLVED_KINDS:
+        reference = None
     key = inputs_key(
         question_type=question.type,
         resolution_version=resolution.version,
@@ -569,28 +610,70 @@ def _grade(question: Question, *, now: datetime, force: bool) -> GradingReport:
     report.void = resolution.kind == Resolution.Kind.ANNUL
     if reference is not None:
         report.reference = "built" if reference.graph_built else "not_built"
-    heads, current, versions = forecast_heads_and_grades(question.pk)
-    counting = counting_forecasts(question, heads)
-    todo = [h.id for h in heads if force or h.id not in current or current[h.id].inputs_key != key]
-    report.unchanged = len(heads) - len(todo)
-    if todo:
-        grader = QuestionGrader(
+    heads, plan.current, plan.versions = heads_and_grades
+    plan.counting = counting_forecasts(question, heads)
+    plan.todo = [h.id for h in heads if force or h.id not in plan.current or plan.current[h.id].inputs_key != key]
+    report.unchanged = len(heads) - len(plan.todo)
+    if plan.todo:
+        plan.grader = QuestionGrader(
             question=question,
             resolution=resolution,
             reference=reference,
             matcher=matcher,
             key=key,
             now=now,
-            reads=gateway_reads_for_question(question.pk) if reference is not None and reference.graph_built else {},
+            reads=reads if reference is not None and reference.graph_built else {},
         )
-        report.judge = grader.judge.label if grader.judge is not None else ""
-        for batch in _chunks(todo, settings.HINDSIGHT_GRADING_BATCH_SIZE):
-            rows = grader.grade_batch(forecast_data(batch), versions=versions, counting=counting)
-            _write_batch(forecast_ids=batch, rows=rows, replaces_current=any(fid in current for fid in batch))
-            report.graded += len(rows)
+        report.judge = plan.grader.judge.label if plan.grader.judge is not None else ""
         report.status = "graded"
-    report.counts_updated = _sync_counts(current=current, counting=counting, regraded=set(todo))
-    return report
+    return plan
+
+
+def _grade(questions: Sequence[Question], *, now: datetime, force: bool) -> dict[int, GradingReport]:
+    """Grade claimed questions together: every read is one query for all of them, and forecasts
+    are scored and written in batches of HINDSIGHT_GRADING_BATCH_SIZE that may span questions
+    (each batch is one COPY and one commit)."""
+    ids = [q.pk for q in questions]
+    resolutions = current_resolutions(ids)
+    references = references_for_questions(
+        [qid for qid in ids if qid in resolutions and resolutions[qid].kind in RESOLVED_KINDS]
+    )
+    heads_and_grades = forecast_heads_and_grades_of(ids)
+    reads = gateway_reads_for_questions([qid for qid, ref in references.items() if ref.graph_built])
+    matcher = matcher_settings()
+    plans = [
+        _plan(
+            question,
+            resolution=resolutions.get(question.pk),
+            reference=references.get(question.pk),
+            heads_and_grades=heads_and_grades.get(question.pk, ([], {}, {})),
+            reads=reads.get(question.pk, {}),
+            matcher=matcher,
+            now=now,
+            force=force,
+        )
+        for question in questions
+    ]
+    work = [(plan, forecast_id) for plan in plans if plan.grader is not None for forecast_id in plan.todo]
+    for chunk in _chunks(work, settings.HINDSIGHT_GRADING_BATCH_SIZE):
+        data = {d.id: d for d in forecast_data([forecast_id for _, forecast_id in chunk])}
+        rows: list[dict[str, Any]] = []
+        replaces_current = False
+        for plan, items in groupby(chunk, key=itemgetter(0)):
+            batch = [data[forecast_id] for _, forecast_id in items if forecast_id in data]  # deleted meanwhile: gone
+            assert plan.grader is not None
+            rows.extend(plan.grader.grade_batch(batch, versions=plan.versions, counting=plan.counting))
+            replaces_current = replaces_current or any(d.id in plan.current for d in batch)
+            plan.report.graded += len(batch)
+        _write_batch(
+            forecast_ids=[forecast_id for _, forecast_id in chunk], rows=rows, replaces_current=replaces_current
+        )
+    for plan in plans:
+        if plan.report.status != "withdrawn":
+            plan.report.counts_updated = _sync_counts(
+                current=plan.current, counting=plan.counting, regraded=set(plan.todo)
+            )
+    return {plan.question.pk: plan.report for plan in plans}
 
 
 def grading_request_rerun(*, question_id: int) -> None:
@@ -606,75 +689,131 @@ def _take_rerun_request(question_id: int) -> bool:
     )
 
 
-def _run_claimed(question: Question, *, now: datetime, force: bool) -> GradingReport:
-    """One grading run under the caller's claim, which is always released (in the same UPDATE
-    that records how the run ended)."""
-    state = QuestionGradingState.objects.filter(question_id=question.pk)
-    released = False
+def _release(question_id: int, *, now: datetime, report: GradingReport) -> None:
+    """Record how the run ended and release our claim, in one UPDATE."""
+    changed = report.graded or report.withdrawn or report.counts_updated
+    updates: dict[str, Any] = {
+        "inputs_key": report.inputs_key,
+        "graded_at": now,
+        "last_error": "",
+        "checks": F("checks") + 1,
+    }
+    if changed:
+        updates["runs"] = F("runs") + 1
+    QuestionGradingState.objects.filter(question_id=question_id).update(**updates, claimed_at=_released(now))
+
+
+def _release_failed(question_id: int, *, now: datetime, exc: BaseException) -> None:
+    QuestionGradingState.objects.filter(question_id=question_id).update(
+        last_error=f"{type(exc).__name__}: {exc}"[:2000], claimed_at=_released(now)
+    )
+
+
+def _run_claimed(questions: Sequence[Question], *, now: datetime, force: bool) -> dict[int, GradingReport]:
+    """One grading run over questions we hold; every claim is released, with how its run ended.
+
+    When the joint run fails, each question is run on its own, so a question that cannot be
+    graded records its error and holds back no other; the first error is raised afterwards (the
+    task retries, and finds the others up to date).
+    """
     try:
-        report = _grade(question, now=now, force=force)
-        changed = report.graded or report.withdrawn or report.counts_updated
-        updates: dict[str, Any] = {
-            "inputs_key": report.inputs_key,
-            "graded_at": now,
-            "last_error": "",
-            "checks": F("checks") + 1,
-        }
-        if changed:
-            updates["runs"] = F("runs") + 1
-        state.update(**updates, claimed_at=_released(now))
-        released = True
+        reports = _grade(questions, now=now, force=force)
     except Exception as exc:
-        state.update(last_error=f"{type(exc).__name__}: {exc}"[:2000], claimed_at=_released(now))
-        released = True
-        raise
+        if len(questions) == 1:
+            _release_failed(questions[0].pk, now=now, exc=exc)
+            raise
+        logger.warning("grading %d questions together failed (%s); grading them one by one", len(questions), exc)
+        reports = {}
+        failure: Exception | None = None
+        for question in questions:
+            try:
+                reports.update(_grade([question], now=now, force=force))
+            except Exception as one:
+                _release_failed(question.pk, now=now, exc=one)
+                failure = failure or one
+                continue
+            _release(question.pk, now=now, report=reports[question.pk])
+            logger.info("graded question %s: %s", question.pk, reports[question.pk].as_dict())
+        if failure is not None:
+            raise failure from exc
+        return reports
+    for question in questions:
+        _release(question.pk, now=now, report=reports[question.pk])
+        logger.info("graded question %s: %s", question.pk, reports[question.pk].as_dict())
+    return reports
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a grading run.
+
+    A run decodes and scores tens of thousands of small objects (event dicts, strings, tuples);
+    each allocation burst triggers collections that re-scan everything still alive, about an
+    eighth of a run's time, while a run creates no reference cycles worth collecting early.
+    Reference counting still frees everything as usual, and the collector resumes afterwards.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
-        if not released:
-            grading_release(question_id=question.pk, claimed_at=now)
-    logger.info("graded question %s: %s", question.pk, report.as_dict())
-    return report
+        if enabled:
+            gc.enable()
 
 
 def grade_question(*, question_id: int, now: datetime | None = None, force: bool = False) -> GradingReport:
-    """Grade (or regrade) every forecast of one question; see the module docstring.
-
-    ``force`` writes a new version for every forecast even when its grade is up to date (the
-    ``regrade --force`` command). Not wrapped in one transaction on purpose: the claim must be
-    visible to other workers at once, and each batch commits on its own so a crash loses at most
-    one batch (a rerun grades only what is still stale).
-
-    When another worker holds the question, this call leaves a rerun request and returns
-    ``busy``; the holder checks for requests after releasing its claim and runs again, so a
-    change that arrives during a run is never lost (and the sweeper re-drives anything else).
-    """
-    fixed_now = now
-    now = now or timezone.now()
-    question = Question.objects.filter(pk=question_id).first()
-    if question is None:
-        return GradingReport(question_id=question_id, status="missing")
-    if not grading_claim(question_id=question_id, now=now):
-        grading_request_rerun(question_id=question_id)
-        # The holder may have released (and checked for requests) in between: try once more.
-        if not grading_claim(question_id=question_id, now=now):
-            return GradingReport(question_id=question_id, status="busy")
-        _take_rerun_request(question_id)
-    report = _run_claimed(question, now=now, force=force)
-    # Release first, then look for requests: a request left after this check finds the claim free.
-    while _take_rerun_request(question_id):
-        now = fixed_now or timezone.now()
-        if not grading_claim(question_id=question_id, now=now):
-            grading_request_rerun(question_id=question_id)
-            break
-        again = _run_claimed(question, now=now, force=False)
-        report.graded += again.graded
-        report.withdrawn += again.withdrawn
-        report.counts_updated += again.counts_updated
-        report.inputs_key = again.inputs_key
-        report.status = again.status if again.status != "up_to_date" else report.status
-    return report
+    """Grade (or regrade) every forecast of one question; see the module docstring and ``grade_questions``."""
+    return grade_questions(question_ids=[question_id], now=now, force=force)[0]
 
 
 def grade_questions(
     *, question_ids: Sequence[int], now: datetime | None = None, force: bool = False
 ) -> list[GradingReport]:
-    return [grade_question(question_id=qid, now=now, force=force) for qid in question_ids]
+    """Grade (or regrade) every forecast of each question, in one run; reports in the given order.
+
+    ``force`` writes a new version for every forecast even when its grade is up to date (the
+    ``regrade --force`` command). Not wrapped in one transaction on purpose: the claims must be
+    visible to other workers at once, and each batch commits on its own so a crash loses at most
+    one batch (a rerun grades only what is still stale).
+
+    A question another worker holds gets a rerun request and the report ``busy``; the holder
+    checks for requests after releasing its claim and runs again, so a change that arrives during
+    a run is never lost (and the sweeper re-drives anything else).
+    """
+    fixed_now = now
+    now = now or timezone.now()
+    wanted = list(dict.fromkeys(question_ids))
+    found = {q.pk: q for q in Question.objects.filter(pk__in=wanted)}
+    reports: dict[int, GradingReport] = {}
+    claimed: list[Question] = []
+    for question_id in wanted:
+        if question_id not in found:
+            reports[question_id] = GradingReport(question_id=question_id, status="missing")
+        elif grading_claim(question_id=question_id, now=now):
+            claimed.append(found[question_id])
+        else:
+            grading_request_rerun(question_id=question_id)
+            # The holder may have released (and checked for requests) in between: try once more.
+            if grading_claim(question_id=question_id, now=now):
+                _take_rerun_request(question_id)
+                claimed.append(found[question_id])
+            else:
+                reports[question_id] = GradingReport(question_id=question_id, status="busy")
+    if claimed:
+        with _cyclic_gc_paused():
+            reports.update(_run_claimed(claimed, now=now, force=force))
+    # Released first, then look for requests: a request left after this check finds the claim free.
+    for question in claimed:
+        report = reports[question.pk]
+        while _take_rerun_request(question.pk):
+            again_now = fixed_now or timezone.now()
+            if not grading_claim(question_id=question.pk, now=again_now):
+                grading_request_rerun(question_id=question.pk)
+                break
+            again = _run_claimed([question], now=again_now, force=False)[question.pk]
+            report.graded += again.graded
+            report.withdrawn += again.withdrawn
+            report.counts_updated += again.counts_updated
+            report.inputs_key = again.inputs_key
+            report.status = again.status if again.status != "up_to_date" else report.status
+    return [reports[question_id] for question_id in question_ids]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingestion.models import Question
 from ingestion.services.questions import question_lookup
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grading import grade_questions
 
 
 class Command(BaseCommand):
@@ -39,8 +40,14 @@ class Command(BaseCommand):
             )
             ids = sorted(set(ids))
         totals = {"questions": 0, "graded": 0, "unchanged": 0, "withdrawn": 0, "void": 0, "busy": 0}
-        for question_id in ids:
-            report = grade_question(question_id=question_id, force=options["force"])
+        size = max(1, settings.HINDSIGHT_GRADING_QUESTIONS_PER_RUN)
+        reports = (
+            report
+            for start in range(0, len(ids), size)
+            for report in grade_questions(question_ids=ids[start : start + size], force=options["force"])
+        )
+        for report in reports:
+            question_id = report.question_id
             totals["questions"] += 1
             totals["graded"] += report.graded
             totals["unchanged"] += report.unchanged

@@ -260,6 +260,8 @@ HINDSIGHT_LEXICAL_JUDGE_THRESHOLD = env_float("HINDSIGHT_LEXICAL_JUDGE_THRESHOLD
 # LRAE stage 2: evidence articles retrieved per unmatched prediction.
 HINDSIGHT_JUDGE_EVIDENCE_ARTICLES = env_int("HINDSIGHT_JUDGE_EVIDENCE_ARTICLES", 3)
 HINDSIGHT_GRADING_BATCH_SIZE = env_int("HINDSIGHT_GRADING_BATCH_SIZE", 2000)
+# Questions graded together by one task (the sweeper and `regrade` send them in groups of this size).
+HINDSIGHT_GRADING_QUESTIONS_PER_RUN = env_int("HINDSIGHT_GRADING_QUESTIONS_PER_RUN", 20)
 HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_SECONDS", 900)
 # Leaderboard: an agent needs this many questions carrying the rank metric to be ranked (else provisional).
 HINDSIGHT_MIN_RANKED_N = env_int("HINDSIGHT_MIN_RANKED_N", 10)
