@@ -26,6 +26,7 @@ import logging
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
@@ -36,7 +37,7 @@ from typing import Any, TypeVar
 import numpy as np
 import orjson
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.db.models import Case, F, Field, Q, Value, When
 from django.utils import timezone
 
@@ -551,6 +552,53 @@ def _write_batch(*, forecast_ids: Sequence[int], rows: list[dict[str, Any]], rep
             copy.write_row([convert(row[name]) for name, convert in _GRADE_CONVERTERS])
 
 
+class _BatchWriter:
+    """Writes grade batches (``_write_batch``) for one run.
+
+    On PostgreSQL, when the caller holds no transaction, batches are written by one background
+    thread over its own connection, so the database stores a batch while this thread scores the
+    next one (on two cores the two overlap instead of adding up). At most one batch is in flight;
+    a failed write is raised by the next ``submit`` or on leaving the block, and leaving the block
+    always waits for the write in flight, so nothing is written after the run's claims are released.
+    Inside a caller's transaction (or on SQLite) batches are written in place, in that transaction.
+    """
+
+    def __init__(self) -> None:
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: Future[None] | None = None
+        if connection.vendor == "postgresql" and not connection.in_atomic_block:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grade-writer")
+
+    def __enter__(self) -> _BatchWriter:
+        return self
+
+    def submit(self, *, forecast_ids: Sequence[int], rows: list[dict[str, Any]], replaces_current: bool) -> None:
+        if self._pool is None:
+            _write_batch(forecast_ids=forecast_ids, rows=rows, replaces_current=replaces_current)
+            return
+        self._wait()
+        self._pending = self._pool.submit(
+            _write_batch, forecast_ids=forecast_ids, rows=rows, replaces_current=replaces_current
+        )
+
+    def _wait(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        try:
+            self._wait()
+        except Exception:
+            if exc_type is None:
+                raise
+            logger.exception("a grade batch write failed while the run was failing too")
+        finally:
+            if self._pool is not None:
+                self._pool.submit(connections.close_all).result()  # the writer thread's connection
+                self._pool.shutdown()
+
+
 def _sync_counts(*, current: Mapping[int, CurrentGrade], counting: set[int], regraded: set[int]) -> int:
     """Flip ``counts`` on current grades that were not regraded (``current`` as read before the run's
     writes, which touched only the regraded forecasts)."""
@@ -655,19 +703,21 @@ def _grade(questions: Sequence[Question], *, now: datetime, force: bool) -> dict
         for question in questions
     ]
     work = [(plan, forecast_id) for plan in plans if plan.grader is not None for forecast_id in plan.todo]
-    for chunk in _chunks(work, settings.HINDSIGHT_GRADING_BATCH_SIZE):
-        data = {d.id: d for d in forecast_data([forecast_id for _, forecast_id in chunk])}
-        rows: list[dict[str, Any]] = []
-        replaces_current = False
-        for plan, items in groupby(chunk, key=itemgetter(0)):
-            batch = [data[forecast_id] for _, forecast_id in items if forecast_id in data]  # deleted meanwhile: gone
-            assert plan.grader is not None
-            rows.extend(plan.grader.grade_batch(batch, versions=plan.versions, counting=plan.counting))
-            replaces_current = replaces_current or any(d.id in plan.current for d in batch)
-            plan.report.graded += len(batch)
-        _write_batch(
-            forecast_ids=[forecast_id for _, forecast_id in chunk], rows=rows, replaces_current=replaces_current
-        )
+    with _BatchWriter() as writer:
+        for chunk in _chunks(work, settings.HINDSIGHT_GRADING_BATCH_SIZE):
+            data = {d.id: d for d in forecast_data([forecast_id for _, forecast_id in chunk])}
+            rows: list[dict[str, Any]] = []
+            replaces_current = False
+            for plan, items in groupby(chunk, key=itemgetter(0)):
+                # A forecast deleted since the heads were read is simply gone.
+                batch = [data[forecast_id] for _, forecast_id in items if forecast_id in data]
+                assert plan.grader is not None
+                rows.extend(plan.grader.grade_batch(batch, versions=plan.versions, counting=plan.counting))
+                replaces_current = replaces_current or any(d.id in plan.current for d in batch)
+                plan.report.graded += len(batch)
+            writer.submit(
+                forecast_ids=[forecast_id for _, forecast_id in chunk], rows=rows, replaces_current=replaces_current
+            )
     for plan in plans:
         if plan.report.status != "withdrawn":
             plan.report.counts_updated = _sync_counts(

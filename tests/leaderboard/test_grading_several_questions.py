@@ -111,3 +111,53 @@ def test_a_question_that_cannot_be_graded_holds_back_no_other(monkeypatch: pytes
     retry = grade_questions(question_ids=[choice.pk, binary.pk])
     assert [r.status for r in retry] == ["graded", "up_to_date"]
     assert QuestionGradingState.objects.get(question=choice).last_error == ""
+
+
+def _ungraded_world() -> list[Question]:
+    """``_world`` with the grades its resolutions triggered (committed, so announced) removed."""
+    questions = _world([AgentFactory() for _ in range(4)])
+    Grade.objects.all().delete()
+    QuestionGradingState.objects.all().delete()
+    return questions
+
+
+@pytest.mark.django_db(transaction=True)
+def test_batches_written_in_the_background_all_land_before_the_run_ends(settings: Any) -> None:
+    settings.HINDSIGHT_GRADING_BATCH_SIZE = 3  # several batches per run, each written by the writer thread
+    questions = _ungraded_world()
+
+    reports = grade_questions(question_ids=[q.pk for q in questions])
+
+    assert [r.graded for r in reports] == [4, 4, 4, 0]
+    # Claims are released only after the last batch is stored: every grade is there at return.
+    assert Grade.objects.filter(is_current=True).count() == 12
+    assert all(s.claimed_at is None for s in QuestionGradingState.objects.all())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_batch_write_is_redone_and_leaves_one_grade_per_forecast(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.HINDSIGHT_GRADING_BATCH_SIZE = 3
+    questions = _ungraded_world()
+    real_write = grading._write_batch
+    calls = {"n": 0}
+
+    def second_write_fails(**kwargs: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("connection lost")
+        real_write(**kwargs)
+
+    monkeypatch.setattr(grading, "_write_batch", second_write_fails)
+
+    reports = grade_questions(question_ids=[q.pk for q in questions])
+
+    # The joint run failed on its second batch; each question was then run on its own.
+    assert calls["n"] > 2
+    assert [r.status for r in reports] == ["graded", "graded", "graded", "withdrawn"]
+    current = Grade.objects.filter(is_current=True)
+    assert current.count() == 12
+    assert set(current.values_list("version", flat=True)) == {1}
+    assert Grade.objects.count() == 12
+    assert all(s.claimed_at is None and s.last_error == "" for s in QuestionGradingState.objects.all())

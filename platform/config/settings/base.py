@@ -259,7 +259,8 @@ HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THR
 HINDSIGHT_LEXICAL_JUDGE_THRESHOLD = env_float("HINDSIGHT_LEXICAL_JUDGE_THRESHOLD", 0.5)
 # LRAE stage 2: evidence articles retrieved per unmatched prediction.
 HINDSIGHT_JUDGE_EVIDENCE_ARTICLES = env_int("HINDSIGHT_JUDGE_EVIDENCE_ARTICLES", 3)
-HINDSIGHT_GRADING_BATCH_SIZE = env_int("HINDSIGHT_GRADING_BATCH_SIZE", 2000)
+# Forecasts scored and written per batch; on PostgreSQL one batch is written while the next is scored.
+HINDSIGHT_GRADING_BATCH_SIZE = env_int("HINDSIGHT_GRADING_BATCH_SIZE", 500)
 # Questions graded together by one task (the sweeper and `regrade` send them in groups of this size).
 HINDSIGHT_GRADING_QUESTIONS_PER_RUN = env_int("HINDSIGHT_GRADING_QUESTIONS_PER_RUN", 20)
 HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_SECONDS", 900)
