@@ -18,14 +18,18 @@ from leaderboard.services.standings import standings_rebuild, standings_update_f
 logger = logging.getLogger(__name__)
 
 
-@shared_task(
-    name="leaderboard.tasks.regrade_question",
-    acks_late=True,
-    autoretry_for=(DatabaseError, JudgeUnavailable),
-    retry_backoff=30,
-    retry_backoff_max=1800,
-    max_retries=8,
-)
+# Grading runs: acknowledged once done (a worker lost mid-run is redelivered) and retried with
+# backoff while the database or the LLM judge is unavailable.
+GRADING_TASK_OPTIONS: dict[str, Any] = {
+    "acks_late": True,
+    "autoretry_for": (DatabaseError, JudgeUnavailable),
+    "retry_backoff": 30,
+    "retry_backoff_max": 1800,
+    "max_retries": 8,
+}
+
+
+@shared_task(name="leaderboard.tasks.regrade_question", **GRADING_TASK_OPTIONS)
 def regrade_question(question_id: int) -> dict[str, Any]:
     """Grade or regrade one question's forecasts; a duplicate delivery finds nothing to do.
 
@@ -39,14 +43,7 @@ def regrade_question(question_id: int) -> dict[str, Any]:
     return report.as_dict()
 
 
-@shared_task(
-    name="leaderboard.tasks.regrade_questions",
-    acks_late=True,
-    autoretry_for=(DatabaseError, JudgeUnavailable),
-    retry_backoff=30,
-    retry_backoff_max=1800,
-    max_retries=8,
-)
+@shared_task(name="leaderboard.tasks.regrade_questions", **GRADING_TASK_OPTIONS)
 def regrade_questions(question_ids: list[int]) -> list[dict[str, Any]]:
     """``regrade_question`` for several questions in one run (shared reads and writes)."""
     reports = grade_questions(question_ids=question_ids)
