@@ -25,6 +25,7 @@ import json
 import logging
 import math
 from bisect import bisect_right
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -54,7 +55,7 @@ from ingestion.models import PricePoint, Question, Resolution
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
 from leaderboard.judges import EvidenceItem, Judge, judge_for_question
-from leaderboard.models import Grade, QuestionGradingState
+from leaderboard.models import Agent, Grade, QuestionGradingState
 from leaderboard.selectors.grades import (
     CurrentGrade,
     ForecastData,
@@ -724,6 +725,30 @@ def _grade(questions: Sequence[Question], *, now: datetime, force: bool) -> dict
                 current=plan.current, counting=plan.counting, regraded=set(plan.todo)
             )
     return {plan.question.pk: plan.report for plan in plans}
+
+
+@transaction.atomic
+def grades_refresh_contamination(*, agent_id: int) -> list[int]:
+    """Recompute the contamination data of an agent's current grades from its declared cutoff (after
+    the agent changed it); returns the ids of the questions whose grades changed.
+
+    Only the two flags change, in place: the scores do not depend on the cutoff, so no new grade
+    version is written.
+    """
+    cutoff = Agent.objects.filter(pk=agent_id).values_list("knowledge_cutoff", flat=True).first()
+    grades = Grade.objects.filter(forecast__agent_id=agent_id, is_current=True)
+    by_flags: dict[tuple[bool, bool], list[int]] = defaultdict(list)
+    questions: set[int] = set()
+    for grade_id, question_id, open_at, contaminated, declared in grades.values_list(
+        "id", "forecast__question_id", "forecast__question__open_at", "contaminated", "cutoff_declared"
+    ):
+        wanted = (cutoff is not None and open_at.date() < cutoff, cutoff is not None)
+        if wanted != (contaminated, declared):
+            by_flags[wanted].append(grade_id)
+            questions.add(question_id)
+    for (contaminated, declared), ids in by_flags.items():
+        Grade.objects.filter(pk__in=ids).update(contaminated=contaminated, cutoff_declared=declared)
+    return sorted(questions)
 
 
 def grading_request_rerun(*, question_id: int) -> None:

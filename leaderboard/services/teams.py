@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from leaderboard.models import Agent, ApiToken, Membership, Team
+from leaderboard.services.grading import grades_refresh_contamination
 
 TOKEN_PREFIX_LENGTH = 8
 
@@ -137,12 +138,21 @@ def agent_update(
     _check_agent_fields(name=name, model_name=model_name, provider=provider)
     if agent.team.agents.filter(name__iexact=name).exclude(pk=agent.pk).exists():
         raise ValidationError({"name": f"Team {agent.team.name!r} already has an agent named {name!r}."})
+    cutoff_changed = agent.knowledge_cutoff != knowledge_cutoff
     agent.name = name
     agent.model_name = model_name
     agent.provider = provider
     agent.knowledge_cutoff = knowledge_cutoff
     agent.tools_description = tools_description.strip()
     agent.save(update_fields=["name", "model_name", "provider", "knowledge_cutoff", "tools_description"])
+    if cutoff_changed:
+        # Grades carry contamination data from the declared cutoff; the standings filter on it.
+        # (The tasks module imports the services, so it is imported here, when needed.)
+        from leaderboard.tasks import update_standings_for_questions
+
+        question_ids = grades_refresh_contamination(agent_id=agent.pk)
+        if question_ids:
+            transaction.on_commit(lambda: update_standings_for_questions.delay(question_ids))
     return agent
 
 
