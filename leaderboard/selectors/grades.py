@@ -179,15 +179,6 @@ def _decode(text: str | None, *, strict: bool = True) -> Any:
             return None
 
 
-def forecast_heads(question_id: int) -> list[ForecastHead]:
-    return [
-        ForecastHead(forecast_id, agent_id, session_id, _utc(received))  # type: ignore[arg-type]
-        for forecast_id, agent_id, session_id, received in Forecast.objects.filter(question_id=question_id)
-        .order_by("received_at", "id")
-        .values_list("id", "agent_id", "session_id", _epoch_us("received_at"))
-    ]
-
-
 @dataclass(frozen=True, slots=True)
 class CurrentGrade:
     forecast_id: int
@@ -195,27 +186,13 @@ class CurrentGrade:
     counts: bool
 
 
-def current_grades_of_question(question_id: int) -> dict[int, CurrentGrade]:
-    return {
-        row[0]: CurrentGrade(*row)
-        for row in Grade.objects.filter(forecast__question_id=question_id, is_current=True).values_list(
-            "forecast_id", "inputs_key", "counts"
-        )
-    }
-
-
 HeadsAndGrades = tuple[list[ForecastHead], dict[int, CurrentGrade], dict[int, int]]
 
 
-def forecast_heads_and_grades(question_id: int) -> HeadsAndGrades:
-    """``forecast_heads`` and ``grade_versions_of_question`` of one question in one grouped query:
-    (heads ordered by received_at and id, forecast id -> current grade, forecast id -> latest version)."""
-    return forecast_heads_and_grades_of([question_id]).get(question_id, ([], {}, {}))
-
-
 def forecast_heads_and_grades_of(question_ids: Sequence[int]) -> dict[int, HeadsAndGrades]:
-    """``forecast_heads_and_grades`` of several questions in one grouped query (questions without
-    forecasts are absent)."""
+    """question id -> (its forecasts' heads ordered by received_at and id, forecast id -> current
+    grade, forecast id -> latest grade version), for several questions in one grouped query
+    (questions without forecasts are absent)."""
     current_grade = Q(grades__is_current=True)
     rows = (
         Forecast.objects.filter(question_id__in=question_ids)
@@ -257,43 +234,6 @@ def current_resolutions(question_ids: Sequence[int]) -> dict[int, Resolution]:
     for resolution in Resolution.objects.filter(question_id__in=question_ids).order_by("question_id", "version"):
         latest[resolution.question_id] = resolution
     return latest
-
-
-def grade_versions_of_question(question_id: int) -> tuple[dict[int, CurrentGrade], dict[int, int]]:
-    """(forecast id -> current grade, forecast id -> latest grade version) in one grouped query.
-
-    What ``current_grades_of_question`` and ``latest_grade_versions`` answer, for every forecast of
-    the question at once (a grading run needs both).
-    """
-    current: dict[int, CurrentGrade] = {}
-    versions: dict[int, int] = {}
-    is_current = Q(is_current=True)
-    rows = (
-        Grade.objects.filter(forecast__question_id=question_id)
-        .values("forecast_id")
-        .annotate(
-            v=Max("version"),
-            n_current=Count("id", filter=is_current),
-            key=Max("inputs_key", filter=is_current),
-            n_counting=Count("id", filter=is_current & Q(counts=True)),
-        )
-        .values_list("forecast_id", "v", "n_current", "key", "n_counting")
-        .order_by()
-    )
-    for forecast_id, version, n_current, key, n_counting in rows:
-        versions[forecast_id] = version
-        if n_current:
-            current[forecast_id] = CurrentGrade(forecast_id, key, n_counting > 0)
-    return current, versions
-
-
-def latest_grade_versions(forecast_ids: Sequence[int]) -> dict[int, int]:
-    return dict(
-        Grade.objects.filter(forecast_id__in=forecast_ids)
-        .values("forecast_id")
-        .annotate(v=Max("version"))
-        .values_list("forecast_id", "v")
-    )
 
 
 @dataclass(slots=True)
@@ -384,17 +324,13 @@ class Read:
     at: datetime
 
 
-def gateway_reads_for_question(question_id: int) -> dict[int, list[Read]]:
-    """agent id -> article reads made through the gateway for this question (oldest first).
+def gateway_reads_for_questions(question_ids: Sequence[int]) -> dict[int, dict[int, list[Read]]]:
+    """question id -> agent id -> article reads made through the gateway for that question (oldest
+    first), for several questions in one query.
 
     Same reading of the log as ``leaderboard.selectors.evidence.articles_read_for`` (a read whose
-    article row was deleted still counts by its logged id), for every agent in one query.
+    article row was deleted still counts by its logged id).
     """
-    return gateway_reads_for_questions([question_id]).get(question_id, {})
-
-
-def gateway_reads_for_questions(question_ids: Sequence[int]) -> dict[int, dict[int, list[Read]]]:
-    """question id -> ``gateway_reads_for_question`` of it, for several questions in one query."""
     if not question_ids:
         return {}
     evidence_log_flush()
