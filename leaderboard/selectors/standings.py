@@ -182,7 +182,8 @@ def view_params(view: View) -> dict[str, str]:
     return out
 
 
-def _view_q(view: View) -> Q:
+def view_filter(view: View | Any) -> Q:
+    """The Standing rows of one view (anything with the view's six fields: a View, a rebuild result's view)."""
     return Q(
         track=view.track,
         question_type=view.question_type,
@@ -244,7 +245,7 @@ def leaderboard_page(*, view: View, sort: str = "rank", page: int = 1, page_size
 
 
 def _materialised_page(*, view: View, name: str, descending: bool, page: int, size: int) -> LeaderboardPage:
-    qs = Standing.objects.filter(_view_q(view))
+    qs = Standing.objects.filter(view_filter(view))
     # One pass over the view's rows for everything but the page itself: agent count, which metric
     # columns have data, when it was computed and the rank metric (every row of a view shares it).
     summary = qs.aggregate(
@@ -357,7 +358,7 @@ def leaderboard_all(*, view: View, sort: str = "rank") -> LeaderboardPage:
 
 def top_agents(*, track: str, limit: int = 5) -> list[Entry]:
     qs = (
-        Standing.objects.filter(_view_q(View(track=track)), agent__isnull=False, rank__isnull=False)
+        Standing.objects.filter(view_filter(View(track=track)), agent__isnull=False, rank__isnull=False)
         .select_related("agent", "agent__team")
         .order_by("rank", "agent__name")[:limit]
     )

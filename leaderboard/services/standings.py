@@ -24,6 +24,7 @@ from django.utils import timezone
 from grading.scoring.outcome import brier_index
 from ingestion.models import Question, Resolution
 from leaderboard.models import Grade, Standing
+from leaderboard.selectors.standings import view_filter
 from leaderboard.standings import (
     METRICS,
     GradeTable,
@@ -471,17 +472,6 @@ def _insert(results: Sequence[ViewColumns], now: datetime, *, ranked: bool = Tru
     return len(objects)
 
 
-def _view_filter(view: Any) -> Q:
-    return Q(
-        track=view.track,
-        question_type=view.question_type,
-        domain=view.domain,
-        origin=view.origin,
-        horizon=view.horizon,
-        contamination_filter=view.contamination_filter,
-    )
-
-
 # ------------------------------------------------------------------------------------ services
 
 _VERSION_KEY = "standings:version"
@@ -590,7 +580,7 @@ def standings_update_for_questions(*, question_ids: Sequence[int], now: datetime
     min_n = min_ranked_n()
     results = compute_view_columns(table, questions, list(views.values()), min_n=min_n, agents=agent_ids)
     for result in results:
-        Standing.objects.filter(_view_filter(result.view)).filter(
+        Standing.objects.filter(view_filter(result.view)).filter(
             Q(agent_id__in=agent_ids) | Q(agent__isnull=True)
         ).delete()
     written = _insert(results, now, ranked=False)
@@ -609,7 +599,7 @@ def _rerank(view: Any, *, min_n: int) -> None:
     from leaderboard.standings import RANK_METRICS
 
     stored = list(
-        Standing.objects.filter(_view_filter(view)).values_list(
+        Standing.objects.filter(view_filter(view)).values_list(
             "id",
             "agent_id",
             "baseline",
