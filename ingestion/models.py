@@ -96,7 +96,9 @@ class Market(models.Model):
 
 
 class PricePoint(models.Model):
-    market = models.ForeignKey(Market, on_delete=models.CASCADE, related_name="prices")
+    # No index of its own: the unique (market, outcome, time) and (market, time) indexes both
+    # start with the market, and a third index would only slow every price write.
+    market = models.ForeignKey(Market, on_delete=models.CASCADE, related_name="prices", db_index=False)
     outcome = models.CharField(max_length=300)
     time = models.DateTimeField()
     probability = models.FloatField()

@@ -45,6 +45,7 @@ from ingestion.markets import (
     polymarket,
 )
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
+from ingestion.pgcopy import copy_rows
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
 from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
 from ingestion.services.sources import PollReport, register_poller
@@ -258,16 +259,36 @@ def market_content_hash(values: Mapping[str, Any], *, raw_json: bytes | None = N
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class _MarketContent:
+    values: dict[str, Any]
+    raw_json: bytes  # canonical_json(values["raw"])
+    digest: str
+
+
+def _market_content(record: MarketRecord) -> _MarketContent:
+    values = _market_values(record)
+    raw_json = canonical_json(record.raw)
+    return _MarketContent(values=values, raw_json=raw_json, digest=market_content_hash(values, raw_json=raw_json))
+
+
 @dataclass
 class _MarketWrite:
     platform: str
     external_id: str
     source_id: int | None
-    values: dict[str, Any]
-    raw_json: bytes
-    digest: str
+    record: MarketRecord
     # Not stored when the call began: inserted, unless another source stores it meanwhile.
     new: bool
+    # Computed when the write is decided for a stored market; for a new one only as its row is
+    # copied, so that on PostgreSQL the serialising overlaps the server's work on earlier rows.
+    known: _MarketContent | None = None
+
+    @property
+    def content(self) -> _MarketContent:
+        if self.known is None:
+            self.known = _market_content(self.record)
+        return self.known
 
 
 def _many(values: Iterable[str]) -> Any:
@@ -305,15 +326,14 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
     source_id = source.pk if source is not None else None
     to_write: list[_MarketWrite] = []
     for key, record in by_key.items():
-        values = _market_values(record)
-        raw_json = canonical_json(record.raw)
-        digest = market_content_hash(values, raw_json=raw_json)
         found = stored.get(key)
         owner: int | None = None
+        content: _MarketContent | None = None
         if found is not None:
             pk, old_digest, owner = found
             result.market_ids[key[1]] = pk
-            if old_digest == digest and (owner is not None or source_id is None):
+            content = _market_content(record)
+            if old_digest == content.digest and (owner is not None or source_id is None):
                 result.unchanged += 1
                 continue
             result.updated += 1
@@ -328,10 +348,9 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
                 platform=key[0],
                 external_id=key[1],
                 source_id=owner if owner is not None else source_id,
-                values=values,
-                raw_json=raw_json,
-                digest=digest,
+                record=record,
                 new=found is None,
+                known=content,
             )
         )
     # Markets whose prices cannot be stored yet: inserted by this call, not merely upserted.
@@ -366,8 +385,8 @@ def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
                 platform=row.platform,
                 external_id=row.external_id,
                 source_id=row.source_id,
-                content_hash=row.digest,
-                **row.values,
+                content_hash=row.content.digest,
+                **row.content.values,
             )
             for row in rows
         ],
@@ -380,14 +399,15 @@ def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
 
 
 def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
-    """The values of ``_COPY_MARKET_COLUMNS`` (JSON columns as JSON text)."""
-    v = row.values
+    """The values of ``_COPY_MARKET_COLUMNS`` (JSON columns as JSON text, for ``copy_rows``)."""
+    content = row.content
+    v = content.values
     return (
         row.platform,
         row.external_id,
         row.source_id,
         v["title"],
-        canonical_json(v["outcomes"]).decode(),
+        canonical_json(v["outcomes"]),
         v["url"],
         v["open_at"],
         v["close_at"],
@@ -395,26 +415,18 @@ def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
         v["liquidity"],
         v["volume"],
         v["bettors"],
-        row.raw_json.decode(),
-        row.digest,
+        content.raw_json,
+        content.digest,
         stamp,
     )
 
 
-def _copy(cursor: Any, statement: str, rows: Iterable[tuple[Any, ...]]) -> None:
-    """COPY ``rows`` in, formatting them in this thread while another sends them, so the
-    database parses one part while Python formats the next."""
-    from psycopg.copy import QueuedLibpqWriter
-
-    with cursor.copy(statement, writer=QueuedLibpqWriter(cursor.cursor)) as copy:
-        write = copy.write_row
-        for row in rows:
-            write(row)
-
-
 def _allocate_ids(cursor: Any, model: type[Any], count: int) -> list[int]:
     table = model._meta.db_table
-    cursor.execute("SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)", [table, count])
+    # The sequence is looked up once, not once per generated row.
+    cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
+    (sequence,) = cursor.fetchone()
+    cursor.execute("SELECT nextval(%s::regclass) FROM generate_series(1, %s)", [sequence, count])
     return [pk for (pk,) in cursor.fetchall()]
 
 
@@ -437,16 +449,16 @@ def _copy_write_markets(rows: list[_MarketWrite]) -> tuple[dict[str, int], set[i
     keys of the markets inserted (rather than updated).
 
     Django's bulk_create spends most of a large poll preparing values field by field in Python;
-    COPY takes them as they are (the raw payload already serialised for its hash). New markets
+    binary COPY (``ingestion.pgcopy``) packs them as they are, the raw payload serialised once for
+    both its hash and its row. New markets
     (every market of a first poll) are copied straight into the table under keys taken from its
     sequence; changed ones, and all of them should another source have stored one of the new
     ones meanwhile, go through a staging table and one INSERT ... ON CONFLICT DO UPDATE, which
     keeps bulk_create's upsert semantics."""
-    from psycopg import errors
-
     # Market.updated_at is auto_now: the wall clock, as bulk_create would set it.
     stamp = timezone.now()
-    table = connection.ops.quote_name(Market._meta.db_table)
+    table = Market._meta.db_table
+    quoted = connection.ops.quote_name(table)
     columns = ", ".join(_COPY_MARKET_COLUMNS)
     new = [row for row in rows if row.new]
     staged = [row for row in rows if not row.new]
@@ -456,12 +468,13 @@ def _copy_write_markets(rows: list[_MarketWrite]) -> tuple[dict[str, int], set[i
         try:
             with transaction.atomic(), connection.cursor() as cursor:
                 keys = _allocate_ids(cursor, Market, len(new))
-                _copy(
+                copy_rows(
                     cursor,
-                    f"COPY {table} (id, {columns}) FROM STDIN",
-                    ((pk, *_market_copy_row(row, stamp=stamp)) for pk, row in zip(keys, new, strict=True)),
+                    table=table,
+                    columns=("id", *_COPY_MARKET_COLUMNS),
+                    rows=((pk, *_market_copy_row(row, stamp=stamp)) for pk, row in zip(keys, new, strict=True)),
                 )
-        except (IntegrityError, errors.UniqueViolation):
+        except IntegrityError:
             staged = rows
         else:
             ids.update((row.external_id, pk) for pk, row in zip(keys, new, strict=True))
@@ -472,9 +485,15 @@ def _copy_write_markets(rows: list[_MarketWrite]) -> tuple[dict[str, int], set[i
             connection.cursor() as cursor,
             _staging_table(cursor, model=Market, columns=_COPY_MARKET_COLUMNS) as staging,
         ):
-            _copy(cursor, f"COPY {staging} ({columns}) FROM STDIN", (_market_copy_row(r, stamp=stamp) for r in staged))
+            copy_rows(
+                cursor,
+                table=staging,
+                types_of=table,
+                columns=_COPY_MARKET_COLUMNS,
+                rows=(_market_copy_row(r, stamp=stamp) for r in staged),
+            )
             cursor.execute(
-                f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {staging} "
+                f"INSERT INTO {quoted} ({columns}) SELECT {columns} FROM {staging} "
                 f"ON CONFLICT (platform, external_id) DO UPDATE SET {updates} RETURNING external_id, id"
             )
             ids.update(cursor.fetchall())
@@ -545,20 +564,21 @@ def _copy_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fr
     """PostgreSQL: the points of markets this call inserted cannot exist yet and are copied
     straight in; the others go through a staging table and one INSERT ... ON CONFLICT DO
     NOTHING, whose row count is exactly the number of new points."""
-    table = connection.ops.quote_name(PricePoint._meta.db_table)
+    table = PricePoint._meta.db_table
     columns = ", ".join(_COPY_PRICE_COLUMNS)
     direct = [(m, o, t, p) for (m, o, t), p in points.items() if m in fresh]
     others = [(m, o, t, p) for (m, o, t), p in points.items() if m not in fresh]
     added = 0
     with connection.cursor() as cursor:
         if direct:
-            _copy(cursor, f"COPY {table} ({columns}) FROM STDIN", direct)
+            copy_rows(cursor, table=table, columns=_COPY_PRICE_COLUMNS, rows=direct)
             added += len(direct)
         if others:
             with _staging_table(cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS) as staging:
-                _copy(cursor, f"COPY {staging} ({columns}) FROM STDIN", others)
+                copy_rows(cursor, table=staging, types_of=table, columns=_COPY_PRICE_COLUMNS, rows=others)
                 cursor.execute(
-                    f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {staging} ON CONFLICT DO NOTHING"
+                    f"INSERT INTO {connection.ops.quote_name(table)} ({columns}) SELECT {columns} FROM {staging} "
+                    "ON CONFLICT DO NOTHING"
                 )
                 added += int(cursor.rowcount)
     return added
@@ -676,14 +696,12 @@ def _insert_questions(questions: list[Question]) -> None:
         Question.objects.bulk_create(questions, batch_size=500)
         return
     fields = [f for f in Question._meta.concrete_fields if not f.primary_key]
-    columns = ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
-    table = connection.ops.quote_name(Question._meta.db_table)
     rows = [
         tuple(f.get_db_prep_save(f.pre_save(question, add=True), connection=connection) for f in fields)
         for question in questions
     ]
     with connection.cursor() as cursor:
-        _copy(cursor, f"COPY {table} ({columns}) FROM STDIN", rows)
+        copy_rows(cursor, table=Question._meta.db_table, columns=[str(f.column) for f in fields], rows=rows)
 
 
 def _current_resolutions(question_ids: list[int]) -> dict[int, Resolution]:

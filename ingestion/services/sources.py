@@ -30,6 +30,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from ingestion.memory import cyclic_gc_paused
 from ingestion.models import Source
 
 logger = logging.getLogger(__name__)
@@ -237,19 +238,20 @@ def _poll_claimed(*, source: Source, now: datetime, report: PollReport) -> PollR
         poller = POLLERS.get(source.kind)
         if poller is None:
             raise PollError(f"no poller is registered for sources of kind {source.kind!r}")
-        payload = poller.fetch(source=source, now=now)
-        with transaction.atomic():
-            stored = poller.store(source=source, payload=payload, now=now)
-            report.next_attempt_at = now + source.poll_interval
-            Source.objects.filter(pk=source.pk).update(
-                last_attempt_at=now,
-                last_success_at=now,
-                consecutive_failures=0,
-                next_attempt_at=report.next_attempt_at,
-                last_error="",
-                etag=(source.etag or "")[:500],
-                last_modified=(source.last_modified or "")[:100],
-            )
+        with cyclic_gc_paused():
+            payload = poller.fetch(source=source, now=now)
+            with transaction.atomic():
+                stored = poller.store(source=source, payload=payload, now=now)
+                report.next_attempt_at = now + source.poll_interval
+                Source.objects.filter(pk=source.pk).update(
+                    last_attempt_at=now,
+                    last_success_at=now,
+                    consecutive_failures=0,
+                    next_attempt_at=report.next_attempt_at,
+                    last_error="",
+                    etag=(source.etag or "")[:500],
+                    last_modified=(source.last_modified or "")[:100],
+                )
         report.added, report.skipped = stored.added, stored.skipped
         report.skip_reasons, report.problems = stored.skip_reasons, stored.problems
         report.not_modified = stored.not_modified

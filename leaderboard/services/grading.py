@@ -20,7 +20,6 @@ HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is taken over (its worker died).
 
 from __future__ import annotations
 
-import gc
 import json
 import logging
 import math
@@ -28,7 +27,6 @@ from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
 from itertools import groupby
@@ -51,6 +49,7 @@ from grading.scoring.relation import sanitize_relation, score_relation
 from grading.scoring.semantic import build_reference_index
 from grading.scoring.text import tokenize
 from grading.selectors import Reference, references_for_questions
+from ingestion.memory import cyclic_gc_paused
 from ingestion.models import PricePoint, Question, Resolution
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
@@ -818,24 +817,6 @@ def _run_claimed(questions: Sequence[Question], *, now: datetime, force: bool) -
     return reports
 
 
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for a grading run.
-
-    A run decodes and scores tens of thousands of small objects (event dicts, strings, tuples);
-    each allocation burst triggers collections that re-scan everything still alive, about an
-    eighth of a run's time, while a run creates no reference cycles worth collecting early.
-    Reference counting still frees everything as usual, and the collector resumes afterwards.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def grade_question(*, question_id: int, now: datetime | None = None, force: bool = False) -> GradingReport:
     """Grade (or regrade) every forecast of one question; see the module docstring and ``grade_questions``."""
     return grade_questions(question_ids=[question_id], now=now, force=force)[0]
@@ -875,7 +856,7 @@ def grade_questions(
             else:
                 reports[question_id] = GradingReport(question_id=question_id, status="busy")
     if claimed:
-        with _cyclic_gc_paused():
+        with cyclic_gc_paused():
             reports.update(_run_claimed(claimed, now=now, force=force))
     # Released first, then look for requests: a request left after this check finds the claim free.
     for question in claimed:

@@ -1,0 +1,102 @@
+"""Bulk writes with PostgreSQL's binary COPY.
+
+Text COPY makes Python format every value as text and PostgreSQL parse it back; binary COPY
+with the columns' types known up front lets psycopg's C dumpers pack each value directly, which
+costs a fifth of the client time on wide rows (measured on the market rows of a poll). The types
+come from the catalog, once per table and column list.
+
+JSON columns take JSON text (``bytes`` or ``str``, e.g. already serialised for a content
+digest) or the ``Jsonb`` wrappers Django's ``get_db_prep_save`` returns; the text is sent as is,
+so a caller that serialised a value once does not pay for it twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.db import connection
+from psycopg.adapt import Dumper
+from psycopg.postgres import types as postgres_types
+from psycopg.pq import Format
+from psycopg.types.json import Json, Jsonb
+
+JSONB_OID = postgres_types["jsonb"].oid
+JSON_OID = postgres_types["json"].oid
+_JSONB_VERSION = b"\x01"
+
+# (database name, table, columns) -> type oids of the columns, in order.
+_column_types: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
+
+
+def _json_text(value: Any) -> bytes:
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, (Json, Jsonb)):
+        text = (value.dumps or json.dumps)(value.obj)
+        return text.encode() if isinstance(text, str) else bytes(text)
+    raise TypeError(f"a JSON column takes JSON text or a Json wrapper, got {type(value).__name__}")
+
+
+class _JsonbTextDumper(Dumper):
+    """jsonb's binary format: a version byte, then the JSON text."""
+
+    format = Format.BINARY
+    oid = JSONB_OID
+
+    def dump(self, obj: Any) -> bytes:
+        return _JSONB_VERSION + _json_text(obj)
+
+
+class _JsonTextDumper(Dumper):
+    format = Format.BINARY
+    oid = JSON_OID
+
+    def dump(self, obj: Any) -> bytes:
+        return _json_text(obj)
+
+
+def column_types(cursor: Any, *, table: str, columns: Sequence[str]) -> list[int]:
+    """The type oids of ``columns`` of ``table`` (unquoted names), read from the catalog once."""
+    key = (str(connection.settings_dict["NAME"]), table, tuple(columns))
+    found = _column_types.get(key)
+    if found is None:
+        cursor.execute(
+            "SELECT attname, atttypid FROM pg_attribute "
+            "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
+            [connection.ops.quote_name(table)],
+        )
+        by_name = dict(cursor.fetchall())
+        unknown = [c for c in columns if c not in by_name]
+        if unknown:
+            raise ValueError(f"table {table} has no column {', '.join(unknown)}")
+        found = _column_types[key] = [int(by_name[c]) for c in columns]
+    return found
+
+
+def copy_rows(
+    cursor: Any, *, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], types_of: str | None = None
+) -> None:
+    """COPY ``rows`` (values in ``columns`` order) into ``table`` in binary format.
+
+    ``types_of`` names the table whose column types to use when ``table`` is a temporary copy of
+    it (a staging table). Values must suit their column's type: ``int`` for integer columns,
+    ``float`` for double precision, aware ``datetime`` for timestamptz, JSON text for JSON.
+    """
+    types = column_types(cursor, table=types_of or table, columns=columns)
+    raw_cursor = getattr(cursor, "cursor", cursor)
+    raw_cursor.adapters.register_dumper(None, _JsonbTextDumper)
+    raw_cursor.adapters.register_dumper(None, _JsonTextDumper)
+    quote = connection.ops.quote_name
+    statement = f"COPY {quote(table)} ({', '.join(quote(c) for c in columns)}) FROM STDIN (FORMAT BINARY)"
+    # Django's exception classes (IntegrityError, DataError), as for any other query.
+    with connection.wrap_database_errors, raw_cursor.copy(statement) as copy:
+        copy.set_types(types)
+        write = copy.write_row
+        for row in rows:
+            write(row)

@@ -1,0 +1,110 @@
+"""Binary COPY (PostgreSQL) writes exactly what the ORM would: JSON given as text, as bytes or
+as Django's prepared ``Jsonb`` value, aware datetimes, NULLs and awkward text all read back
+equal; a staging copy of a table takes that table's column types; a bad column or value is
+refused with a message naming it, and nothing of the batch is kept."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.db import DataError, IntegrityError, connection, transaction
+from psycopg.types.json import Jsonb
+
+from ingestion.models import Market
+from ingestion.pgcopy import copy_rows
+from tests.factories import SourceFactory
+from tests.ingestion.conftest import NOW
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="binary COPY is PostgreSQL's"),
+]
+
+COLUMNS = (
+    "platform",
+    "external_id",
+    "source_id",
+    "title",
+    "outcomes",
+    "raw",
+    "close_at",
+    "bettors",
+    "url",
+    "status",
+    "content_hash",
+    "updated_at",
+)
+AWKWARD = 'Tab\t, newline\n, backslash \\, quote ", NUL-free ünïcode ✓'
+
+
+def _row(external_id: str, *, source_id: int | None, outcomes: object, raw: object) -> tuple[object, ...]:
+    close_at = NOW + timedelta(days=3)
+    return ("polymarket", external_id, source_id, AWKWARD, outcomes, raw, close_at, None, "", "open", "", NOW)
+
+
+def test_json_text_bytes_and_prepared_jsonb_round_trip() -> None:
+    source = SourceFactory(kind="polymarket")
+    prepared = Market._meta.get_field("raw").get_db_prep_save({"k": [1, 2.5, None]}, connection=connection)
+    assert isinstance(prepared, Jsonb)
+    with connection.cursor() as cursor:
+        copy_rows(
+            cursor,
+            table=Market._meta.db_table,
+            columns=COLUMNS,
+            rows=[
+                _row("a", source_id=source.pk, outcomes=b'["Yes","No"]', raw=b'{"z":1,"a":{"b":"\\u00e9"}}'),
+                _row("b", source_id=None, outcomes='["A","B","C"]', raw=prepared),
+            ],
+        )
+    a, b = Market.objects.order_by("external_id")
+    assert (a.title, a.outcomes, a.raw, a.source_id) == (AWKWARD, ["Yes", "No"], {"z": 1, "a": {"b": "é"}}, source.pk)
+    assert (b.outcomes, b.raw, b.source_id, b.bettors) == (["A", "B", "C"], {"k": [1, 2.5, None]}, None, None)
+    assert a.close_at == NOW + timedelta(days=3) and a.close_at.utcoffset() == timedelta(0)
+
+
+def test_a_staging_table_takes_the_real_tables_types() -> None:
+    table = Market._meta.db_table
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE staged ON COMMIT DROP AS SELECT {', '.join(COLUMNS)} FROM {table} WITH NO DATA"
+        )
+        copy_rows(
+            cursor,
+            table="staged",
+            types_of=table,
+            columns=COLUMNS,
+            rows=[_row("s", source_id=None, outcomes=b'["Yes","No"]', raw=b"{}")],
+        )
+        cursor.execute("SELECT title, outcomes ->> 1 FROM staged")
+        assert cursor.fetchall() == [(AWKWARD, "No")]
+
+
+def test_an_unknown_column_is_named() -> None:
+    with connection.cursor() as cursor, pytest.raises(ValueError, match="has no column nonsense"):
+        copy_rows(cursor, table=Market._meta.db_table, columns=("platform", "nonsense"), rows=[])
+
+
+@pytest.mark.parametrize(
+    ("raw", "error", "message"),
+    [
+        (b"{not json", DataError, "json"),
+        ("x" * 10, DataError, "json"),
+    ],
+)
+def test_bad_json_is_refused_and_nothing_is_kept(raw: object, error: type[Exception], message: str) -> None:
+    rows = [_row("ok", source_id=None, outcomes=b"[]", raw=b"{}"), _row("bad", source_id=None, outcomes=b"[]", raw=raw)]
+    with pytest.raises(error, match=message), transaction.atomic(), connection.cursor() as cursor:
+        copy_rows(cursor, table=Market._meta.db_table, columns=COLUMNS, rows=rows)
+    assert not Market.objects.exists()
+
+
+def test_a_duplicate_key_fails_the_whole_copy() -> None:
+    rows = [_row("same", source_id=None, outcomes=b"[]", raw=b"{}")] * 2
+    with (
+        pytest.raises(IntegrityError, match="market_unique_external"),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        copy_rows(cursor, table=Market._meta.db_table, columns=COLUMNS, rows=rows)
+    assert not Market.objects.exists()
