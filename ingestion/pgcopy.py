@@ -5,7 +5,7 @@ with the columns' types known up front lets psycopg's C dumpers pack each value 
 costs a fifth of the client time on wide rows (measured on the market rows of a poll). The types
 come from the catalog, once per table and column list.
 
-JSON columns take JSON text (``bytes`` or ``str``, e.g. already serialised for a content
+jsonb columns take JSON text (``bytes`` or ``str``, e.g. already serialised for a content
 digest) or the ``Jsonb`` wrappers Django's ``get_db_prep_save`` returns; the text is sent as is,
 so a caller that serialised a value once does not pay for it twice.
 """
@@ -23,7 +23,6 @@ from psycopg.pq import Format
 from psycopg.types.json import Json, Jsonb
 
 JSONB_OID = postgres_types["jsonb"].oid
-JSON_OID = postgres_types["json"].oid
 _JSONB_VERSION = b"\x01"
 
 # (database name, table, columns) -> type oids of the columns, in order.
@@ -40,7 +39,7 @@ def _json_text(value: Any) -> bytes:
     if isinstance(value, (Json, Jsonb)):
         text = (value.dumps or json.dumps)(value.obj)
         return text.encode() if isinstance(text, str) else bytes(text)
-    raise TypeError(f"a JSON column takes JSON text or a Json wrapper, got {type(value).__name__}")
+    raise TypeError(f"a jsonb column takes JSON text or a Json wrapper, got {type(value).__name__}")
 
 
 class _JsonbTextDumper(Dumper):
@@ -51,14 +50,6 @@ class _JsonbTextDumper(Dumper):
 
     def dump(self, obj: Any) -> bytes:
         return _JSONB_VERSION + _json_text(obj)
-
-
-class _JsonTextDumper(Dumper):
-    format = Format.BINARY
-    oid = JSON_OID
-
-    def dump(self, obj: Any) -> bytes:
-        return _json_text(obj)
 
 
 def column_types(cursor: Any, *, table: str, columns: Sequence[str]) -> list[int]:
@@ -86,12 +77,11 @@ def copy_rows(
 
     ``types_of`` names the table whose column types to use when ``table`` is a temporary copy of
     it (a staging table). Values must suit their column's type: ``int`` for integer columns,
-    ``float`` for double precision, aware ``datetime`` for timestamptz, JSON text for JSON.
+    ``float`` for double precision, aware ``datetime`` for timestamptz, JSON text for jsonb.
     """
     types = column_types(cursor, table=types_of or table, columns=columns)
     raw_cursor = getattr(cursor, "cursor", cursor)
     raw_cursor.adapters.register_dumper(None, _JsonbTextDumper)
-    raw_cursor.adapters.register_dumper(None, _JsonTextDumper)
     quote = connection.ops.quote_name
     statement = f"COPY {quote(table)} ({', '.join(quote(c) for c in columns)}) FROM STDIN (FORMAT BINARY)"
     # Django's exception classes (IntegrityError, DataError), as for any other query.

@@ -248,17 +248,6 @@ def canonical_json(value: Any) -> bytes:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_json_default).encode()
 
 
-def market_content_hash(values: Mapping[str, Any], *, raw_json: bytes | None = None) -> str:
-    """A digest of a market's stored values: the values parsed from the payload and the raw
-    payload as canonical JSON, so a change in either rewrites the row. ``raw_json`` is
-    ``canonical_json(values["raw"])`` when the caller already has it."""
-    digest = hashlib.blake2b(digest_size=20)
-    digest.update(canonical_json([values[name] for name in _MARKET_FIELDS if name != "raw"]))
-    digest.update(b"\n")
-    digest.update(raw_json if raw_json is not None else canonical_json(values["raw"]))
-    return digest.hexdigest()
-
-
 @dataclass(frozen=True)
 class _MarketContent:
     values: dict[str, Any]
@@ -267,9 +256,15 @@ class _MarketContent:
 
 
 def _market_content(record: MarketRecord) -> _MarketContent:
+    """A market's stored values, its raw payload as canonical JSON, and a digest of both, so a
+    change in either rewrites the row."""
     values = _market_values(record)
     raw_json = canonical_json(record.raw)
-    return _MarketContent(values=values, raw_json=raw_json, digest=market_content_hash(values, raw_json=raw_json))
+    digest = hashlib.blake2b(digest_size=20)
+    digest.update(canonical_json([values[name] for name in _MARKET_FIELDS if name != "raw"]))
+    digest.update(b"\n")
+    digest.update(raw_json)
+    return _MarketContent(values=values, raw_json=raw_json, digest=digest.hexdigest())
 
 
 @dataclass
@@ -449,12 +444,11 @@ def _copy_write_markets(rows: list[_MarketWrite]) -> tuple[dict[str, int], set[i
     keys of the markets inserted (rather than updated).
 
     Django's bulk_create spends most of a large poll preparing values field by field in Python;
-    binary COPY (``ingestion.pgcopy``) packs them as they are, the raw payload serialised once for
-    both its hash and its row. New markets
-    (every market of a first poll) are copied straight into the table under keys taken from its
-    sequence; changed ones, and all of them should another source have stored one of the new
-    ones meanwhile, go through a staging table and one INSERT ... ON CONFLICT DO UPDATE, which
-    keeps bulk_create's upsert semantics."""
+    binary COPY (``ingestion.pgcopy``) packs them as they are, the raw payload serialised once
+    for both its digest and its row. New markets (every market of a first poll) are copied
+    straight into the table under keys taken from its sequence; changed ones, and all of them
+    should another source have stored one of the new ones meanwhile, go through a staging table
+    and one INSERT ... ON CONFLICT DO UPDATE, which keeps bulk_create's upsert semantics."""
     # Market.updated_at is auto_now: the wall clock, as bulk_create would set it.
     stamp = timezone.now()
     table = Market._meta.db_table

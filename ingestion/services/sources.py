@@ -226,7 +226,8 @@ def source_poll(
         return report
     source.claimed_at = now
     try:
-        return _poll_claimed(source=source, now=now, report=report)
+        with cyclic_gc_paused():
+            return _poll_claimed(source=source, now=now, report=report)
     finally:
         # Release only our own claim: a stale claim taken over by another worker stays theirs.
         Source.objects.filter(pk=source_id, claimed_at=now).update(claimed_at=None)
@@ -238,20 +239,19 @@ def _poll_claimed(*, source: Source, now: datetime, report: PollReport) -> PollR
         poller = POLLERS.get(source.kind)
         if poller is None:
             raise PollError(f"no poller is registered for sources of kind {source.kind!r}")
-        with cyclic_gc_paused():
-            payload = poller.fetch(source=source, now=now)
-            with transaction.atomic():
-                stored = poller.store(source=source, payload=payload, now=now)
-                report.next_attempt_at = now + source.poll_interval
-                Source.objects.filter(pk=source.pk).update(
-                    last_attempt_at=now,
-                    last_success_at=now,
-                    consecutive_failures=0,
-                    next_attempt_at=report.next_attempt_at,
-                    last_error="",
-                    etag=(source.etag or "")[:500],
-                    last_modified=(source.last_modified or "")[:100],
-                )
+        payload = poller.fetch(source=source, now=now)
+        with transaction.atomic():
+            stored = poller.store(source=source, payload=payload, now=now)
+            report.next_attempt_at = now + source.poll_interval
+            Source.objects.filter(pk=source.pk).update(
+                last_attempt_at=now,
+                last_success_at=now,
+                consecutive_failures=0,
+                next_attempt_at=report.next_attempt_at,
+                last_error="",
+                etag=(source.etag or "")[:500],
+                last_modified=(source.last_modified or "")[:100],
+            )
         report.added, report.skipped = stored.added, stored.skipped
         report.skip_reasons, report.problems = stored.skip_reasons, stored.problems
         report.not_modified = stored.not_modified

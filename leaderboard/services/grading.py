@@ -494,10 +494,10 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
-def _json(value: Any) -> str:
+def _json(value: Any) -> str | bytes:
     # The JSON JSONField would send, serialised by orjson (the details of every grade are the
-    # largest values a grading run writes).
-    return value if type(value) is _JsonText else orjson.dumps(value, default=_plain).decode()
+    # largest values a grading run writes); copy_rows takes the text as it is.
+    return value if type(value) is _JsonText else orjson.dumps(value, default=_plain)
 
 
 def _portable(value: Any) -> Any:

@@ -85,16 +85,10 @@ def test_an_unknown_column_is_named() -> None:
         copy_rows(cursor, table=Market._meta.db_table, columns=("platform", "nonsense"), rows=[])
 
 
-@pytest.mark.parametrize(
-    ("raw", "error", "message"),
-    [
-        (b"{not json", DataError, "json"),
-        ("x" * 10, DataError, "json"),
-    ],
-)
-def test_bad_json_is_refused_and_nothing_is_kept(raw: object, error: type[Exception], message: str) -> None:
+@pytest.mark.parametrize("raw", [b"{not json", "x" * 10])
+def test_bad_json_is_refused_and_nothing_is_kept(raw: object) -> None:
     rows = [_row("ok", source_id=None, outcomes=b"[]", raw=b"{}"), _row("bad", source_id=None, outcomes=b"[]", raw=raw)]
-    with pytest.raises(error, match=message), transaction.atomic(), connection.cursor() as cursor:
+    with pytest.raises(DataError, match="json"), transaction.atomic(), connection.cursor() as cursor:
         copy_rows(cursor, table=Market._meta.db_table, columns=COLUMNS, rows=rows)
     assert not Market.objects.exists()
 
