@@ -6,9 +6,11 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
+from ingestion.forms_admin import SourceAdminForm
 from ingestion.models import Article, Market, NewsCluster, PricePoint, Question, Resolution, Source, StructuredEvent
 
 # --- Sources and articles ---------------------------------------------------------------------
@@ -16,6 +18,8 @@ from ingestion.models import Article, Market, NewsCluster, PricePoint, Question,
 
 @admin.register(Source)
 class SourceAdmin(admin.ModelAdmin):
+    form = SourceAdminForm
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = (
         "name",
         "kind",
@@ -65,12 +69,15 @@ class SourceAdmin(admin.ModelAdmin):
 
     @admin.action(description="Poll the selected sources now")
     def poll_now(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
-        from ingestion.services.sources import source_poll
+        from ingestion.services.sources import source_poll_enqueue
 
-        for source in queryset:
-            report = source_poll(source_id=source.pk, include_disabled=True)
-            level = messages.ERROR if report.error else messages.SUCCESS
-            self.message_user(request, f"{source.name}: {report.summary()}", level=level)
+        names = source_poll_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
+        self.message_user(
+            request,
+            f"Poll queued for {', '.join(names)}: the workers poll now (disabled sources too, due or "
+            "not); the result appears in each source's health and on the sources status page.",
+            level=messages.SUCCESS,
+        )
 
 
 @admin.register(Article)

@@ -1,4 +1,5 @@
-"""Staff form for changing a question's resolution; every change is a new version."""
+"""Staff forms of the admin: a source's settings, checked as the poller will read them; a
+question's resolution change, every change a new version."""
 
 from __future__ import annotations
 
@@ -9,8 +10,36 @@ from django import forms
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
-from ingestion.models import Question, Resolution
+from ingestion.models import Question, Resolution, Source
 from ingestion.services.questions import question_annul, question_resolve, question_unresolve, validate_outcome
+from ingestion.services.sources import source_validate
+
+
+class SourceAdminForm(forms.ModelForm):
+    """The admin's source form, refusing what ``add_source`` refuses (an unknown or badly typed
+    option, a URL that is not http(s), a non-positive interval) on the field it concerns."""
+
+    class Meta:
+        model = Source
+        fields = ("name", "kind", "url", "options", "poll_interval", "enabled", "next_attempt_at")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        checked = ("kind", "url", "options", "poll_interval")
+        if any(name in self.errors for name in checked):
+            # A field Django already refused is reported once, by Django.
+            return data
+        try:
+            source_validate(
+                kind=data.get("kind") or "",
+                url=(data.get("url") or "").strip(),
+                options=data.get("options"),
+                poll_interval=data.get("poll_interval"),
+            )
+        except ValidationError as exc:
+            for name, messages in exc.message_dict.items():
+                self.add_error(name if name in self.fields else None, messages)
+        return data
 
 
 class ResolutionChangeForm(forms.Form):

@@ -28,11 +28,12 @@ def poll_due_sources() -> int:
 
 
 @shared_task(name="ingestion.tasks.poll_source")
-def poll_source(source_id: int) -> dict[str, object]:
-    """Poll one source; a duplicate delivery finds it claimed (or not yet due) and does nothing."""
+def poll_source(source_id: int, force: bool = False) -> dict[str, object]:
+    """Poll one source; a duplicate delivery finds it claimed (or not yet due) and does nothing.
+    ``force`` (staff's "poll now") polls it whether due or not, enabled or not."""
     from ingestion.services.sources import source_poll
 
-    report = source_poll(source_id=source_id, due_only=True)
+    report = source_poll(source_id=source_id, due_only=not force, include_disabled=force)
     return {"source_id": source_id, "added": report.added, "skipped": report.skipped, "error": report.error}
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from ingestion.markets import (
     NO,
@@ -122,6 +122,9 @@ def _state(f: Fields, *, status: str, result: str, resolved_at: datetime | None)
 
 
 class KalshiClient:
+    # The source options this client reads (the selection options are the store's).
+    OPTIONS: ClassVar[frozenset[str]] = frozenset({"page_size", "max_pages", "status"})
+
     def __init__(self, *, base_url: str, options: Mapping[str, Any], get: JsonGetter) -> None:
         base = base_url.rstrip("/")
         # Staff may paste the API root with or without the version prefix.

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from ingestion.markets import (
     NO,
@@ -166,6 +166,9 @@ def _choice_state(
 
 
 class ManifoldClient:
+    # The source options this client reads (the selection options are the store's).
+    OPTIONS: ClassVar[frozenset[str]] = frozenset({"page_size", "max_pages", "bets_page_size", "bets_max_pages"})
+
     def __init__(self, *, base_url: str, options: Mapping[str, Any], get: JsonGetter) -> None:
         self.base_url = base_url.rstrip("/")
         self.get = get

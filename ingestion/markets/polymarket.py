@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from ingestion.markets import (
     YES,
@@ -132,6 +132,11 @@ def _state(
 
 
 class PolymarketClient:
+    # The source options this client reads (the selection options are the store's).
+    OPTIONS: ClassVar[frozenset[str]] = frozenset(
+        {"page_size", "max_pages", "paging", "closed", "clob_url", "history_fidelity_minutes"}
+    )
+
     def __init__(self, *, base_url: str, options: Mapping[str, Any], get: JsonGetter) -> None:
         self.base_url = base_url.rstrip("/")
         self.clob_url = str(options.get("clob_url") or DEFAULT_CLOB_URL).rstrip("/")

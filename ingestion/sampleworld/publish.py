@@ -28,10 +28,10 @@ from ingestion.sampleworld.generator import SAMPLE_ATTRIBUTION, Storyline, World
 from ingestion.sampleworld.server import SampleWorldServer
 from ingestion.services.events import event_dedupe_key
 from ingestion.services.questions import question_resolve, question_upsert
-from ingestion.services.sources import PollReport, source_create, source_poll
+from ingestion.services.sources import SAMPLE_WORLD_OPTION, PollReport, source_create, source_poll
 
 # Source option naming the world a sample source belongs to (so a second run finds it).
-WORLD_OPTION = "sample_world"
+WORLD_OPTION = SAMPLE_WORLD_OPTION
 MARKET_OPTIONS: dict[str, dict[str, Any]] = {
     "polymarket": {"open_questions": True, "min_liquidity": 500, "horizon_days": 120, "paging": "keyset"},
     "manifold": {"open_questions": True, "min_liquidity": 500, "horizon_days": 120},

@@ -192,4 +192,4 @@ def rss_store(*, source: Source, payload: FeedPayload, now: datetime) -> PollRep
     )
 
 
-register_poller(Source.Kind.RSS, fetch=rss_fetch, store=rss_store)
+register_poller(Source.Kind.RSS, fetch=rss_fetch, store=rss_store, options={"max_bytes"})

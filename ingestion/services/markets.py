@@ -17,7 +17,7 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -806,5 +806,10 @@ def market_poll_records(
         return market_store(source=source, payload=payload, now=now)
 
 
-for _kind in (Source.Kind.POLYMARKET, Source.Kind.MANIFOLD, Source.Kind.KALSHI):
-    register_poller(_kind, fetch=market_fetch, store=market_store)
+_SELECTION_OPTIONS = frozenset(f.name for f in fields(Selection))
+for _kind, _client in (
+    (Source.Kind.POLYMARKET, polymarket.PolymarketClient),
+    (Source.Kind.MANIFOLD, manifold.ManifoldClient),
+    (Source.Kind.KALSHI, kalshi.KalshiClient),
+):
+    register_poller(_kind, fetch=market_fetch, store=market_store, options=_SELECTION_OPTIONS | _client.OPTIONS)

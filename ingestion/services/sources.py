@@ -15,11 +15,13 @@ Splitting the halves keeps network waits out of database transactions.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -80,12 +82,19 @@ StoreFn = Callable[..., PollReport]
 class Poller:
     fetch: FetchFn
     store: StoreFn
+    # The source options this kind's poller reads; any other name is refused when a source is
+    # added or edited, so that a misspelt option is not silently ignored.
+    options: frozenset[str] = frozenset()
 
 
 POLLERS: dict[str, Poller] = {}
 
+# Marks the sources the demo's sample world created (ingestion.sampleworld.publish), whatever
+# their kind; read by the sample world, not by a poller.
+SAMPLE_WORLD_OPTION = "sample_world"
 
-def register_poller(kind: str, *, fetch: FetchFn, store: StoreFn) -> None:
+
+def register_poller(kind: str, *, fetch: FetchFn, store: StoreFn, options: Iterable[str] = ()) -> None:
     """Make ``source_poll`` use ``fetch``/``store`` for sources of ``kind`` (a Source.Kind value).
 
     Call it at import time of the module that defines the poller, and import that module from
@@ -93,7 +102,7 @@ def register_poller(kind: str, *, fetch: FetchFn, store: StoreFn) -> None:
     """
     if kind not in Source.Kind.values:
         raise ValueError(f"unknown source kind {kind!r}; expected one of {', '.join(Source.Kind.values)}")
-    POLLERS[kind] = Poller(fetch=fetch, store=store)
+    POLLERS[kind] = Poller(fetch=fetch, store=store, options=frozenset(options))
 
 
 def _url_problem(url: str) -> str:
@@ -104,8 +113,27 @@ def _url_problem(url: str) -> str:
     return ""
 
 
+def _unknown_options_problem(*, kind: str, options: Mapping[str, Any]) -> str:
+    poller = POLLERS.get(kind)
+    if poller is None:
+        return ""
+    unknown = sorted(str(name) for name in options if name not in poller.options and name != SAMPLE_WORLD_OPTION)
+    if not unknown:
+        return ""
+    named = ", ".join(repr(name) for name in unknown)
+    text = f"unknown source option{'s' if len(unknown) > 1 else ''} {named} for a {kind} source"
+    close = difflib.get_close_matches(unknown[0], sorted(poller.options), n=1)
+    if close:
+        text += f" (did you mean {close[0]!r}?)"
+    known = ", ".join(sorted(poller.options)) or "none"
+    return f"{text}; {kind} sources take: {known}"
+
+
 def _options_problem(*, kind: str, url: str, options: Mapping[str, Any]) -> str:
     """What the poller would refuse in these options, found now rather than at the first poll."""
+    unknown = _unknown_options_problem(kind=kind, options=options)
+    if unknown:
+        return unknown
     if kind == Source.Kind.RSS:
         max_bytes = options.get("max_bytes")
         if max_bytes is not None and (
@@ -231,6 +259,18 @@ def source_poll(
     finally:
         # Release only our own claim: a stale claim taken over by another worker stays theirs.
         Source.objects.filter(pk=source_id, claimed_at=now).update(claimed_at=None)
+
+
+def source_poll_enqueue(*, source_ids: Iterable[int]) -> list[str]:
+    """Queue an immediate poll of each source on the ``ingest`` queue, due or not and enabled or
+    not (staff asked for it), once the current transaction commits. Returns the names of the
+    sources queued; ids that name no source are left out."""
+    from ingestion.tasks import poll_source
+
+    sources = list(Source.objects.filter(pk__in=list(source_ids)).order_by("name", "pk").values_list("pk", "name"))
+    for source_id, _ in sources:
+        transaction.on_commit(partial(poll_source.delay, source_id, force=True))
+    return [name for _, name in sources]
 
 
 def _poll_claimed(*, source: Source, now: datetime, report: PollReport) -> PollReport:

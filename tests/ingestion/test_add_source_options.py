@@ -31,6 +31,15 @@ def run(*args: str) -> list[str]:
         ("kalshi", "horizon_days=soon", "source option 'horizon_days' should be a whole number"),
         ("rss", "max_bytes=-5", "source option 'max_bytes' should be a positive number of bytes, got -5"),
         ("rss", "max_bytes=big", "source option 'max_bytes' should be a positive number of bytes, got 'big'"),
+        # A misspelt or misplaced option would otherwise be ignored without a word.
+        (
+            "polymarket",
+            "min_liquidty=500",
+            "unknown source option 'min_liquidty' for a polymarket source (did you mean 'min_liquidity'?); "
+            "polymarket sources take: clob_url, closed,",
+        ),
+        ("kalshi", "paging=offset", "unknown source option 'paging' for a kalshi source; kalshi sources take:"),
+        ("rss", "min_volume=10", "unknown source option 'min_volume' for a rss source; rss sources take: max_bytes"),
     ],
 )
 def test_bad_option_is_refused_naming_it(db: object, kind: str, option: str, message: str) -> None:

@@ -27,10 +27,6 @@ def test_add_source_prints_the_id_last(db) -> None:
         "World",
         "--option",
         "max_bytes=2000000",
-        "--option",
-        'tags=["world", "news"]',
-        "--option",
-        "region=emea",
         "--interval",
         "30",
     )
@@ -38,9 +34,24 @@ def test_add_source_prints_the_id_last(db) -> None:
     assert lines[-1] == str(source.pk)
     assert "Added rss source" in lines[0]
     assert (source.kind, source.url, source.name) == ("rss", "https://feeds.example.org/world.xml", "World")
-    assert source.options == {"max_bytes": 2000000, "tags": ["world", "news"], "region": "emea"}
+    assert source.options == {"max_bytes": 2000000}
     assert source.poll_interval == timedelta(minutes=30)
     assert source.enabled and source.next_attempt_at is None  # due at once
+
+
+def test_option_values_are_read_as_json(db) -> None:
+    run(
+        "add_source",
+        "polymarket",
+        "https://gamma-api.polymarket.com",
+        "--option",
+        "open_questions=true",
+        "--option",
+        "min_volume=10000.5",
+        "--option",
+        "closed=both",
+    )
+    assert Source.objects.get().options == {"open_questions": True, "min_volume": 10000.5, "closed": "both"}
 
 
 def test_add_source_twice_is_safe(db) -> None:
