@@ -13,13 +13,18 @@ from django.http import HttpRequest, HttpResponse
 from ingestion.forms_admin import SourceAdminForm
 from ingestion.models import Article, Market, NewsCluster, PricePoint, Question, Resolution, Source, StructuredEvent
 
+
+class HttpsURLModelAdmin(admin.ModelAdmin):
+    # A URL typed without a scheme is taken as https (Django 6's default), never plain http.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+
 # --- Sources and articles ---------------------------------------------------------------------
 
 
 @admin.register(Source)
-class SourceAdmin(admin.ModelAdmin):
+class SourceAdmin(HttpsURLModelAdmin):
     form = SourceAdminForm
-    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = (
         "name",
         "kind",
@@ -81,7 +86,7 @@ class SourceAdmin(admin.ModelAdmin):
 
 
 @admin.register(Article)
-class ArticleAdmin(admin.ModelAdmin):
+class ArticleAdmin(HttpsURLModelAdmin):
     list_display = ("title", "source", "published_at", "fetched_at", "language", "url")
     list_filter = ("source", "language")
     search_fields = ("title", "url")
@@ -92,7 +97,7 @@ class ArticleAdmin(admin.ModelAdmin):
 
 
 @admin.register(StructuredEvent)
-class StructuredEventAdmin(admin.ModelAdmin):
+class StructuredEventAdmin(HttpsURLModelAdmin):
     list_display = ("date", "subject", "relation", "object", "mentions")
     list_filter = ("relation_root",)
     search_fields = ("subject", "object", "relation")
@@ -101,7 +106,7 @@ class StructuredEventAdmin(admin.ModelAdmin):
 
 
 @admin.register(NewsCluster)
-class NewsClusterAdmin(admin.ModelAdmin):
+class NewsClusterAdmin(HttpsURLModelAdmin):
     """Question-generation clusters: what the model was asked about and what went wrong."""
 
     list_display = ("key_prefix", "created_at", "attempts", "finished_at", "model_name", "questions_created")
@@ -139,7 +144,7 @@ class ResolutionInline(admin.TabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(HttpsURLModelAdmin):
     list_display = ("title", "type", "track", "status", "domain", "origin", "open_at", "close_at")
     list_filter = ("status", "track", "type", "origin", "domain")
     search_fields = ("title", "external_id", "resolution_criteria")
@@ -217,7 +222,7 @@ class PricePointInline(admin.TabularInline):
 
 
 @admin.register(Market)
-class MarketAdmin(admin.ModelAdmin):
+class MarketAdmin(HttpsURLModelAdmin):
     list_display = ("title", "platform", "external_id", "status", "close_at", "volume", "liquidity")
     list_filter = ("platform", "status")
     search_fields = ("title", "external_id")

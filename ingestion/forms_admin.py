@@ -19,6 +19,9 @@ class SourceAdminForm(forms.ModelForm):
     """The admin's source form, refusing what ``add_source`` refuses (an unknown or badly typed
     option, a URL that is not http(s), a non-positive interval) on the field it concerns."""
 
+    # A URL typed without a scheme is taken as https (Django 6's default), never plain http.
+    url = forms.URLField(assume_scheme="https", max_length=Source._meta.get_field("url").max_length)
+
     class Meta:
         model = Source
         fields = ("name", "kind", "url", "options", "poll_interval", "enabled", "next_attempt_at")
