@@ -35,7 +35,7 @@ class SourceAdminForm(forms.ModelForm):
         try:
             source_validate(
                 kind=data.get("kind") or "",
-                url=(data.get("url") or "").strip(),
+                url=data.get("url") or "",
                 options=data.get("options"),
                 poll_interval=data.get("poll_interval"),
             )

@@ -19,6 +19,7 @@ from grading.services import builder_run
 from ingestion.models import Article, Market, Question, StructuredEvent
 from ingestion.sampleworld.generator import SIZES, Storyline, World
 from ingestion.sampleworld.publish import (
+    WORLD_OPTION,
     PublishReport,
     SampleWorldRun,
     WorldParams,
@@ -95,7 +96,7 @@ def world_summary(world: World) -> list[str]:
     """What the database holds of the world, one line each."""
     story_keys = {s.key for s in world.storylines}
     questions = Question.objects.filter(external_id__startswith=f"sample:{world.seed}:") | Question.objects.filter(
-        market__source__options__has_key="sample_world"
+        market__source__options__has_key=WORLD_OPTION
     )
     by_status = Counter(questions.values_list("track", "type", "status"))
     lines = [
