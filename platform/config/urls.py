@@ -14,3 +14,6 @@ urlpatterns = [
     path("hindsight/", include("grading.urls")),
     path("", include("leaderboard.urls")),
 ]
+
+handler404 = "leaderboard.views.errors.not_found"
+handler500 = "leaderboard.views.errors.server_error"

@@ -1,0 +1,40 @@
+"""Error pages: the API's JSON envelope under /api/, the site's own pages everywhere else.
+
+Django's stock handlers answer an unknown API path (a mistyped endpoint, a stale client) with an
+HTML page; an agent's HTTP client expects the same ``{"code", "message"}`` object as every other
+API error. Django only calls these with DEBUG off (production, tests)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+
+from leaderboard.middleware import API_PREFIX
+
+API_DOCS_PATH = "/api/docs/"
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith(API_PREFIX) and not request.path.startswith(API_DOCS_PATH)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(
+            {
+                "code": "not_found",
+                "message": f"No API endpoint at {request.path} ({request.method}); "
+                f"the endpoints are listed at {API_DOCS_PATH}.",
+            },
+            status=404,
+        )
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse(
+            {"code": "server_error", "message": "The server failed to handle this request; it has been logged."},
+            status=500,
+        )
+    return defaults.server_error(request)
