@@ -8,12 +8,17 @@ come from the catalog, once per table and column list.
 jsonb columns take JSON text (``bytes`` or ``str``, e.g. already serialised for a content
 digest) or the ``Jsonb`` wrappers Django's ``get_db_prep_save`` returns; the text is sent as is,
 so a caller that serialised a value once does not pay for it twice.
+
+``deferred_checks_meanwhile`` moves a bulk write's foreign-key checks off the commit: Django
+creates foreign keys DEFERRABLE INITIALLY DEFERRED, so every copied row queues a check that
+PostgreSQL otherwise runs one after another at COMMIT while the client waits.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection
@@ -90,3 +95,29 @@ def copy_rows(
         write = copy.write_row
         for row in rows:
             write(row)
+
+
+@contextmanager
+def deferred_checks_meanwhile() -> Iterator[None]:
+    """Have PostgreSQL run the current transaction's pending deferred constraint checks while
+    the block runs, instead of at commit.
+
+    The two statements go out in pipeline mode: ``SET CONSTRAINTS ALL IMMEDIATE`` makes the
+    server check every row queued so far (SQL's rule for a constraint switched to immediate),
+    and ``SET CONSTRAINTS ALL DEFERRED`` puts later writes back on the commit-time rule. The
+    client does not wait for either until the block ends, so the checks cost nothing when the
+    block has Python work to do (preparing the next rows, say). The block must not use the
+    database. A violation raises Django's ``IntegrityError`` as the block ends and the
+    transaction is lost, as it would be at commit; no check is skipped (a constraint declared
+    DEFERRABLE INITIALLY IMMEDIATE, which this project has none of, would merely be checked
+    at commit from then on). Outside a transaction, or on another database, it does nothing.
+    """
+    if connection.vendor != "postgresql" or not connection.in_atomic_block:
+        yield
+        return
+    connection.ensure_connection()
+    raw_connection = connection.connection
+    with connection.wrap_database_errors, raw_connection.pipeline(), raw_connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        yield

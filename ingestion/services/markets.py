@@ -45,7 +45,7 @@ from ingestion.markets import (
     polymarket,
 )
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
-from ingestion.pgcopy import copy_rows
+from ingestion.pgcopy import copy_rows, deferred_checks_meanwhile
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
 from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
 from ingestion.services.sources import PollReport, register_poller
@@ -171,11 +171,15 @@ def market_fetch(*, source: Source, now: datetime, get: JsonGetter | None = None
                 if exc.status_code != 404:
                     raise
                 payload.skipped.append(f"{PLATFORM_LABELS[platform]} market {external_id}: no longer exists (404)")
-        wanted = {
-            key
-            for key, record in records.items()
-            if key in tracked or selection.accepts(record, now=now, check_outcomes=False)
-        }
+        # The markets that carry, or will carry, a question: only they need a detail request
+        # (Manifold) or a price history, so a poll asking for neither skips the selection here.
+        wanted: set[str] = set()
+        if selection.price_history or platform == Market.Platform.MANIFOLD:
+            wanted = {
+                key
+                for key, record in records.items()
+                if key in tracked or selection.accepts(record, now=now, check_outcomes=False)
+            }
         if platform == Market.Platform.MANIFOLD:
             for key in sorted(wanted):
                 if manifold.needs_detail(records[key]):
@@ -288,10 +292,12 @@ class _MarketWrite:
 
 def _many(values: Iterable[str]) -> Any:
     """The right-hand side of an ``__in`` filter over thousands of strings. On PostgreSQL one
-    array parameter: a placeholder per value costs Django and the driver more than the query."""
+    parameter holding them as a JSON array: a placeholder per value costs Django and the driver
+    more than the query, and a Python list passed as an array is dumped value by value, where
+    orjson writes the whole list at once."""
     values = list(values)
     if connection.vendor == "postgresql":
-        return RawSQL("SELECT unnest(%s::text[])", [values])
+        return RawSQL("SELECT json_array_elements_text(%s::json)", [orjson.dumps(values).decode()])
     return values
 
 
@@ -649,24 +655,31 @@ def market_questions_sync(
     new_questions: list[Question] = []
     relink: list[tuple[int, int]] = []
     to_sync: list[tuple[int, MarketRecord]] = []
-    for qid, record in qids.items():
-        market_id = market_ids[record.external_id]
-        question = questions.get(qid)
-        if question is None:
-            if not selection.accepts(record, now=now):
+    # Python only until the inserts: meanwhile the server checks the foreign keys of the
+    # thousands of market and price rows this poll has copied, which would otherwise hold up
+    # the commit.
+    with deferred_checks_meanwhile():
+        for qid, record in qids.items():
+            market_id = market_ids[record.external_id]
+            question = questions.get(qid)
+            if question is None:
+                if not selection.accepts(record, now=now):
+                    continue
+                try:
+                    new_questions.append(
+                        _new_question(record=record, market_id=market_id, selection=selection, now=now)
+                    )
+                except ValidationError as exc:
+                    # A market whose question data is refused is reported, not fatal.
+                    result.problems.append(f"{record.platform} market {record.external_id}: question refused: {exc}")
                 continue
-            try:
-                new_questions.append(_new_question(record=record, market_id=market_id, selection=selection, now=now))
-            except ValidationError as exc:
-                # A market whose question data is refused is reported, not fatal.
-                result.problems.append(f"{record.platform} market {record.external_id}: question refused: {exc}")
-            continue
-        if question.market_id != market_id:
-            relink.append((question.pk, market_id))
-        if _needs_change(question=question, record=record, current=currents.get(question.pk)):
-            to_sync.append((question.pk, record))
+            if question.market_id != market_id:
+                relink.append((question.pk, market_id))
+            if _needs_change(question=question, record=record, current=currents.get(question.pk)):
+                to_sync.append((question.pk, record))
+        prepared = _prepare_questions(new_questions)
     if new_questions:
-        _insert_questions(new_questions)
+        _insert_questions(prepared)
         result.questions_created = len(new_questions)
     for question_id, market_id in relink:
         Question.objects.filter(pk=question_id).update(market_id=market_id, updated_at=timezone.now())
@@ -682,20 +695,37 @@ def market_questions_sync(
     return result
 
 
-def _insert_questions(questions: list[Question]) -> None:
-    """Insert new questions. On PostgreSQL by COPY, with values prepared as bulk_create would
-    (auto_now stamps, JSON adapters) but without its per-placeholder query building; a
-    question created meanwhile by someone else still fails the poll on the unique external id."""
-    if connection.vendor != "postgresql":
-        Question.objects.bulk_create(questions, batch_size=500)
-        return
+@dataclass
+class _PreparedQuestions:
+    instances: list[Question]
+    # PostgreSQL: the values of ``columns`` per question, ready for COPY.
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+
+
+def _prepare_questions(questions: list[Question]) -> _PreparedQuestions:
+    """New questions' column values, prepared as bulk_create would (auto_now stamps, JSON
+    adapters) but without its per-placeholder query building. Uses no database query."""
+    prepared = _PreparedQuestions(instances=questions)
+    if connection.vendor != "postgresql" or not questions:
+        return prepared
     fields = [f for f in Question._meta.concrete_fields if not f.primary_key]
-    rows = [
+    prepared.columns = [str(f.column) for f in fields]
+    prepared.rows = [
         tuple(f.get_db_prep_save(f.pre_save(question, add=True), connection=connection) for f in fields)
         for question in questions
     ]
+    return prepared
+
+
+def _insert_questions(prepared: _PreparedQuestions) -> None:
+    """Insert new questions: by COPY on PostgreSQL, by bulk_create elsewhere. A question created
+    meanwhile by someone else still fails the poll on the unique external id."""
+    if connection.vendor != "postgresql":
+        Question.objects.bulk_create(prepared.instances, batch_size=500)
+        return
     with connection.cursor() as cursor:
-        copy_rows(cursor, table=Question._meta.db_table, columns=[str(f.column) for f in fields], rows=rows)
+        copy_rows(cursor, table=Question._meta.db_table, columns=prepared.columns, rows=prepared.rows)
 
 
 def _current_resolutions(question_ids: list[int]) -> dict[int, Resolution]:

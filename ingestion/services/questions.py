@@ -6,12 +6,13 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from functools import cache
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Choices, Max
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
@@ -137,6 +138,13 @@ def _validate_relation_outcome(outcome: Any) -> dict[str, dict[str, list[str]]]:
     return {"relations": clean}
 
 
+@cache
+def _choice_values(choices: type[Choices]) -> frozenset[Any]:
+    # Django rebuilds ``Choices.values`` on every access; a bulk import validates each
+    # question against several of them.
+    return frozenset(choices.values)
+
+
 @dataclass
 class _Fields:
     values: dict[str, Any] = field(default_factory=dict)
@@ -157,10 +165,10 @@ def question_data_clean(data: Mapping[str, Any]) -> tuple[dict[str, Any], Any, d
         if data.get(key) in (None, ""):
             out.error(key, "This key is required.")
     qtype = data.get("type")
-    if qtype is not None and qtype not in Question.Type.values:
+    if qtype is not None and qtype not in _choice_values(Question.Type):
         out.error("type", f"{qtype!r} is not one of {', '.join(Question.Type.values)}.")
     track = data.get("track")
-    if track is not None and track not in Question.Track.values:
+    if track is not None and track not in _choice_values(Question.Track):
         out.error("track", f"{track!r} is not one of {', '.join(Question.Track.values)}.")
     for key in ("open_at", "close_at", "resolve_by", "resolved_at"):
         if data.get(key) not in (None, ""):
@@ -199,7 +207,7 @@ def question_data_clean(data: Mapping[str, Any]) -> tuple[dict[str, Any], Any, d
                     out.values[key] = float(data[key])
     if qtype == Question.Type.TIMEFRAME:
         granularity = data.get("granularity")
-        if granularity not in Question.Granularity.values:
+        if granularity not in _choice_values(Question.Granularity):
             out.error(
                 "granularity", f"A timeframe question needs granularity: {', '.join(Question.Granularity.values)}."
             )
@@ -233,12 +241,12 @@ def question_data_clean(data: Mapping[str, Any]) -> tuple[dict[str, Any], Any, d
             out.values["background_events"] = events
     for key, choices in (("simulated_date_policy", Question.SimulatedDatePolicy), ("status", Question.Status)):
         if data.get(key) is not None:
-            if data[key] not in choices.values:
+            if data[key] not in _choice_values(choices):
                 out.error(key, f"{data[key]!r} is not one of {', '.join(choices.values)}.")
             else:
                 out.values[key] = data[key]
     if data.get("origin") is not None:
-        if data["origin"] not in Question.Origin.values:
+        if data["origin"] not in _choice_values(Question.Origin):
             out.error("origin", f"{data['origin']!r} is not one of {', '.join(Question.Origin.values)}.")
         else:
             out.values["origin"] = data["origin"]

@@ -171,3 +171,20 @@ def test_payloads_json_cannot_serialise_natively_still_store_and_hash_stably(sou
 def test_canonical_json_ignores_key_order() -> None:
     assert canonical_json({"b": 1, "a": {"d": 2, "c": 3}}) == canonical_json({"a": {"c": 3, "d": 2}, "b": 1})
     assert canonical_json({"b": 10**30, "a": 1}) == canonical_json({"a": 1, "b": 10**30})
+
+
+def test_markets_whose_ids_hold_json_and_sql_special_characters_are_found_again(source) -> None:
+    # Stored markets and their questions are looked up by id in bulk (one JSON parameter on
+    # PostgreSQL): ids with quotes, backslashes, commas, braces and non-BMP characters must
+    # match exactly, or the second poll would rewrite them or insert their questions twice.
+    ids = ['q"uote', "back\\slash", "comma,{brace}", "ünï \U0001f600 code", "[1, 2]", "NULL"]
+    listing = [parse_market(gamma_market(6 + i, id=external_id), now=NOW) for i, external_id in enumerate(ids)]
+    first = market_poll_records(source=source, records=listing, now=NOW)
+    assert first.error == "" and Market.objects.count() == len(ids)
+    assert Question.objects.count() == len(ids)
+
+    again = market_poll_records(source=source, records=listing, now=NOW + timedelta(minutes=15))
+    assert again.error == "" and again.added == 0
+    assert again.skip_reasons == {"unchanged market": len(ids)}
+    assert sorted(Market.objects.values_list("external_id", flat=True)) == sorted(ids)
+    assert sorted(Question.objects.values_list("external_id", flat=True)) == sorted(f"polymarket:{i}" for i in ids)
