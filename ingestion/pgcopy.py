@@ -106,8 +106,8 @@ def deferred_checks_meanwhile() -> Iterator[None]:
     server check every row queued so far (SQL's rule for a constraint switched to immediate),
     and ``SET CONSTRAINTS ALL DEFERRED`` puts later writes back on the commit-time rule. The
     client does not wait for either until the block ends, so the checks cost nothing when the
-    block has Python work to do (preparing the next rows, say). The block must not use the
-    database. A violation raises Django's ``IntegrityError`` as the block ends and the
+    block has Python work to do (preparing the next rows, say). A query inside the block still
+    works but first waits for the checks, which defeats the purpose. A violation raises Django's ``IntegrityError`` as the block ends and the
     transaction is lost, as it would be at commit; no check is skipped (a constraint declared
     DEFERRABLE INITIALLY IMMEDIATE, which this project has none of, would merely be checked
     at commit from then on). Outside a transaction, or on another database, it does nothing.

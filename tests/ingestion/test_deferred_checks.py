@@ -61,6 +61,15 @@ def test_writes_after_the_block_are_deferred_to_commit_again() -> None:
     assert PricePoint.objects.get().market.external_id == "late"
 
 
+def test_a_query_inside_the_block_still_answers() -> None:
+    with transaction.atomic():
+        _market("counted")
+        with deferred_checks_meanwhile():
+            assert Market.objects.filter(external_id="counted").count() == 1
+        _market("after")
+    assert Market.objects.count() == 2
+
+
 def test_an_error_in_the_block_propagates_and_rolls_back() -> None:
     with pytest.raises(ZeroDivisionError), transaction.atomic():
         _market("rolled back")
