@@ -39,11 +39,15 @@ def test_rows_written_before_the_block_are_checked_while_it_runs_and_kept() -> N
 
 
 def test_a_dangling_reference_fails_as_the_block_ends_and_nothing_is_kept() -> None:
+    after_block = False
     with pytest.raises(IntegrityError, match="ingestion_market"), transaction.atomic():
         _market("kept only if the transaction commits")
         PricePoint.objects.create(market_id=987654321, outcome="YES", time=NOW, probability=0.5)
         with deferred_checks_meanwhile():
             pass
+        after_block = True
+    # Checked as the block ended, not left for the commit.
+    assert not after_block
     assert not Market.objects.exists() and not PricePoint.objects.exists()
 
 
