@@ -139,10 +139,11 @@ def _validate_relation_outcome(outcome: Any) -> dict[str, dict[str, list[str]]]:
 
 
 @cache
-def _choice_values(choices: type[Choices]) -> frozenset[Any]:
+def _choice_values(choices: type[Choices]) -> tuple[Any, ...]:
     # Django rebuilds ``Choices.values`` on every access; a bulk import validates each
-    # question against several of them.
-    return frozenset(choices.values)
+    # question against several of them. A tuple, not a set: a malformed entry may hold a list
+    # or an object where a choice belongs, and must be refused by name, not raise TypeError.
+    return tuple(choices.values)
 
 
 @dataclass

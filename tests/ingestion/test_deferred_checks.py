@@ -25,7 +25,7 @@ def _market(external_id: str) -> Market:
     return Market.objects.create(platform="polymarket", external_id=external_id, title=external_id)
 
 
-def test_rows_written_before_the_block_are_checked_while_it_runs_and_kept() -> None:
+def test_rows_written_around_the_block_are_kept() -> None:
     source = SourceFactory(kind="polymarket")
     with transaction.atomic():
         market = Market.objects.create(platform="polymarket", external_id="m", title="m", source=source)

@@ -77,6 +77,12 @@ def test_an_edited_entry_updates_its_question(tmp_path: Path) -> None:
         (6, {"outcome": "maybe"}, "outcome"),
         (6, {"resolved_at": None}, "resolved_at"),
         (0, {"colour": "blue"}, "colour"),
+        # A list or an object where a choice belongs is refused by name too.
+        (0, {"type": ["binary"]}, "type"),
+        (0, {"track": {"live": True}}, "track"),
+        (0, {"status": ["open"]}, "status"),
+        (3, {"granularity": ["month"]}, "granularity"),
+        (0, {"origin": {}}, "origin"),
     ],
 )
 def test_an_invalid_entry_rejects_the_whole_file_naming_entry_and_field(
