@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from ingestion.fields import PayloadJSONField
+
 
 class Source(models.Model):
     class Kind(models.TextChoices):
@@ -82,7 +84,7 @@ class Market(models.Model):
     liquidity = models.FloatField(null=True, blank=True)
     volume = models.FloatField(null=True, blank=True)
     bettors = models.IntegerField(null=True, blank=True)
-    raw = models.JSONField(default=dict, blank=True)
+    raw = PayloadJSONField(default=dict, blank=True)
     # Hash of the stored values and raw payload: a poll skips a market whose hash is unchanged
     # without loading or re-serialising its payload. Empty for rows stored before it existed.
     content_hash = models.CharField(max_length=64, blank=True)

@@ -220,21 +220,6 @@ _COPY_MARKET_COLUMNS = ("platform", "external_id", "source_id", *_MARKET_FIELDS,
 _COPY_PRICE_COLUMNS = ("market_id", "outcome", "time", "probability")
 
 
-def _market_values(record: MarketRecord) -> dict[str, Any]:
-    return {
-        "title": record.title[:1000],
-        "outcomes": list(record.outcomes),
-        "url": record.url[:1000],
-        "open_at": record.open_at,
-        "close_at": record.close_at,
-        "status": record.status[:30],
-        "liquidity": record.liquidity,
-        "volume": record.volume,
-        "bettors": record.bettors,
-        "raw": record.raw,
-    }
-
-
 def _json_default(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.isoformat()
@@ -242,8 +227,7 @@ def _json_default(value: Any) -> Any:
 
 
 def canonical_json(value: Any) -> bytes:
-    """Compact JSON with sorted keys (key order does not count, as it does not in a jsonb
-    column), as UTF-8; datetimes in ISO 8601."""
+    """Compact JSON with sorted keys (key order does not count), as UTF-8; datetimes in ISO 8601."""
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except orjson.JSONEncodeError:
@@ -252,23 +236,34 @@ def canonical_json(value: Any) -> bytes:
         return json.dumps(value, sort_keys=True, separators=(",", ":"), default=_json_default).encode()
 
 
-@dataclass(frozen=True)
 class _MarketContent:
-    values: dict[str, Any]
-    raw_json: bytes  # canonical_json(values["raw"])
-    digest: str
+    """A market's stored values (``_MARKET_FIELDS`` but raw, in that order), its raw payload as
+    canonical JSON, and a digest of both, so that a change in either rewrites the row."""
 
+    __slots__ = ("digest", "fields", "raw", "raw_json")
 
-def _market_content(record: MarketRecord) -> _MarketContent:
-    """A market's stored values, its raw payload as canonical JSON, and a digest of both, so a
-    change in either rewrites the row."""
-    values = _market_values(record)
-    raw_json = canonical_json(record.raw)
-    digest = hashlib.blake2b(digest_size=20)
-    digest.update(canonical_json([values[name] for name in _MARKET_FIELDS if name != "raw"]))
-    digest.update(b"\n")
-    digest.update(raw_json)
-    return _MarketContent(values=values, raw_json=raw_json, digest=digest.hexdigest())
+    def __init__(self, record: MarketRecord) -> None:
+        self.fields = (
+            record.title[:1000],
+            list(record.outcomes),
+            record.url[:1000],
+            record.open_at,
+            record.close_at,
+            record.status[:30],
+            record.liquidity,
+            record.volume,
+            record.bettors,
+        )
+        self.raw = record.raw
+        self.raw_json = canonical_json(record.raw)
+        # The recipe stored hashes were made with: changing it would make every stored market
+        # look changed once.
+        self.digest = hashlib.blake2b(canonical_json(self.fields) + b"\n" + self.raw_json, digest_size=20).hexdigest()
+
+    @property
+    def values(self) -> dict[str, Any]:
+        # _MARKET_FIELDS ends with raw.
+        return {**dict(zip(_MARKET_FIELDS[:-1], self.fields, strict=True)), "raw": self.raw}
 
 
 @dataclass
@@ -285,9 +280,10 @@ class _MarketWrite:
 
     @property
     def content(self) -> _MarketContent:
-        if self.known is None:
-            self.known = _market_content(self.record)
-        return self.known
+        # Not kept for a new market: its serialised payload is dropped as soon as its row is
+        # sent, and holding thousands of them costs more in allocation than recomputing the
+        # rare second use (the upsert fallback).
+        return self.known if self.known is not None else _MarketContent(self.record)
 
 
 def _many(values: Iterable[str]) -> Any:
@@ -333,7 +329,7 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
         if found is not None:
             pk, old_digest, owner = found
             result.market_ids[key[1]] = pk
-            content = _market_content(record)
+            content = _MarketContent(record)
             if old_digest == content.digest and (owner is not None or source_id is None):
                 result.unchanged += 1
                 continue
@@ -356,9 +352,13 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
         )
     # Markets whose prices cannot be stored yet: inserted by this call, not merely upserted.
     fresh: set[int] = set()
+    points: _Points = {}
+    # Markets whose points are already in ``points``.
+    gathered: set[int] = set()
     if to_write:
         if connection.vendor == "postgresql":
-            written, fresh = _copy_write_markets(to_write)
+            written, fresh = _copy_write_markets(to_write, points=points)
+            gathered = set(fresh)
         else:
             written = _orm_upsert_markets(to_write)
             fresh = {written[e] for e in result.created_ids if e in written}
@@ -373,7 +373,7 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
             result.market_ids[external_id] = pk
             if external_id in result.created_ids:
                 fresh.add(pk)
-    result.prices_added = _store_prices(by_key=by_key, result=result, fresh=fresh)
+    result.prices_added = _store_prices(by_key=by_key, result=result, fresh=fresh, points=points, gathered=gathered)
     return result
 
 
@@ -386,10 +386,11 @@ def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
                 platform=row.platform,
                 external_id=row.external_id,
                 source_id=row.source_id,
-                content_hash=row.content.digest,
-                **row.content.values,
+                content_hash=content.digest,
+                **content.values,
             )
             for row in rows
+            for content in (row.content,)
         ],
         update_conflicts=True,
         unique_fields=["platform", "external_id"],
@@ -402,20 +403,20 @@ def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
 def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
     """The values of ``_COPY_MARKET_COLUMNS`` (JSON columns as JSON text, for ``copy_rows``)."""
     content = row.content
-    v = content.values
+    title, outcomes, url, open_at, close_at, status, liquidity, volume, bettors = content.fields
     return (
         row.platform,
         row.external_id,
         row.source_id,
-        v["title"],
-        canonical_json(v["outcomes"]),
-        v["url"],
-        v["open_at"],
-        v["close_at"],
-        v["status"],
-        v["liquidity"],
-        v["volume"],
-        v["bettors"],
+        title,
+        canonical_json(outcomes),
+        url,
+        open_at,
+        close_at,
+        status,
+        liquidity,
+        volume,
+        bettors,
         content.raw_json,
         content.digest,
         stamp,
@@ -445,9 +446,10 @@ def _staging_table(cursor: Any, *, model: type[Any], columns: Iterable[str]) -> 
     cursor.execute(f"DROP TABLE {name}")
 
 
-def _copy_write_markets(rows: list[_MarketWrite]) -> tuple[dict[str, int], set[int]]:
+def _copy_write_markets(rows: list[_MarketWrite], *, points: _Points) -> tuple[dict[str, int], set[int]]:
     """PostgreSQL: write markets with COPY. Returns external id -> key of every row, and the
-    keys of the markets inserted (rather than updated).
+    keys of the markets inserted (rather than updated), whose price points it adds to
+    ``points`` as their rows are sent: the server is then still storing the rows already sent.
 
     Django's bulk_create spends most of a large poll preparing values field by field in Python;
     binary COPY (``ingestion.pgcopy``) packs them as they are, the raw payload serialised once
@@ -468,14 +470,17 @@ def _copy_write_markets(rows: list[_MarketWrite]) -> tuple[dict[str, int], set[i
         try:
             with transaction.atomic(), connection.cursor() as cursor:
                 keys = _allocate_ids(cursor, Market, len(new))
-                copy_rows(
-                    cursor,
-                    table=table,
-                    columns=("id", *_COPY_MARKET_COLUMNS),
-                    rows=((pk, *_market_copy_row(row, stamp=stamp)) for pk, row in zip(keys, new, strict=True)),
-                )
+
+                def new_rows() -> Iterator[tuple[Any, ...]]:
+                    for pk, row in zip(keys, new, strict=True):
+                        yield (pk, *_market_copy_row(row, stamp=stamp))
+                        # A market inserted now has no stored price to compare with.
+                        _add_points(points, record=row.record, market_id=pk, latest={})
+
+                copy_rows(cursor, table=table, columns=("id", *_COPY_MARKET_COLUMNS), rows=new_rows())
         except IntegrityError:
             staged = rows
+            points.clear()
         else:
             ids.update((row.external_id, pk) for pk, row in zip(keys, new, strict=True))
             fresh.update(keys)
@@ -500,7 +505,38 @@ def _copy_write_markets(rows: list[_MarketWrite]) -> tuple[dict[str, int], set[i
     return ids, fresh
 
 
-def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], result: MarketStoreResult, fresh: set[int]) -> int:
+# (market id, outcome, time) -> probability of the price points to store.
+_Points = dict[tuple[int, str, datetime], float]
+
+
+def _add_points(
+    points: _Points, *, record: MarketRecord, market_id: int, latest: Mapping[tuple[int, str], tuple[datetime, float]]
+) -> None:
+    """Add a market's valid price points; the first of a duplicated key wins. A snapshot price
+    that is not newer than, or equal to, the latest stored one of its outcome is left out."""
+    snapshot = record.prices_are_snapshot
+    for price in record.prices:
+        probability = price.probability
+        if not (0.0 <= probability <= 1.0) or not math.isfinite(probability):
+            continue
+        outcome = price.outcome[:300]
+        if snapshot and latest:
+            last = latest.get((market_id, outcome))
+            if last is not None and (price.time <= last[0] or abs(last[1] - probability) < 1e-9):
+                continue
+        points.setdefault((market_id, outcome, price.time), probability)
+
+
+def _store_prices(
+    *,
+    by_key: Mapping[tuple[str, str], MarketRecord],
+    result: MarketStoreResult,
+    fresh: set[int],
+    points: _Points,
+    gathered: set[int],
+) -> int:
+    """Store the price points of the call's markets: ``points`` already holds those of the
+    markets in ``gathered``."""
     market_ids = result.market_ids
     # A snapshot repeats the listing, so an unchanged market has no new snapshot price, and a
     # market created just now has no stored price to compare with.
@@ -518,21 +554,12 @@ def _store_prices(*, by_key: Mapping[tuple[str, str], MarketRecord], result: Mar
             .values_list("market_id", "outcome", "time", "probability")
         )
         latest = {(m, o): (t, p) for m, o, t, p in rows}
-    # (market id, outcome, time) -> probability; the first of a duplicated key wins.
-    points: dict[tuple[int, str, datetime], float] = {}
     for (_, external_id), record in by_key.items():
         if record.prices_are_snapshot and external_id not in result.changed:
             continue
         market_id = market_ids[external_id]
-        for price in record.prices:
-            if not (0.0 <= price.probability <= 1.0) or not math.isfinite(price.probability):
-                continue
-            outcome = price.outcome[:300]
-            if record.prices_are_snapshot:
-                last = latest.get((market_id, outcome))
-                if last is not None and (price.time <= last[0] or abs(last[1] - price.probability) < 1e-9):
-                    continue
-            points.setdefault((market_id, outcome, price.time), price.probability)
+        if market_id not in gathered:
+            _add_points(points, record=record, market_id=market_id, latest=latest)
     if not points:
         return 0
     if connection.vendor == "postgresql":

@@ -188,3 +188,16 @@ def test_markets_whose_ids_hold_json_and_sql_special_characters_are_found_again(
     assert again.skip_reasons == {"unchanged market": len(ids)}
     assert sorted(Market.objects.values_list("external_id", flat=True)) == sorted(ids)
     assert sorted(Question.objects.values_list("external_id", flat=True)) == sorted(f"polymarket:{i}" for i in ids)
+
+
+def test_content_hashes_stored_by_earlier_releases_still_match(source) -> None:
+    # Digests stored before the payload column became json: an unchanged market must still be
+    # recognised, or the first poll after an upgrade would rewrite every market.
+    earlier = {
+        "700000": "4297970dabb7cb3f183a30307c80fc82f899bb52",
+        "700001": "800ab176334e7f76b8b8e9dca960b5e67e05c634",
+    }
+    listing = records(2, extra={"supply": 10**30})
+    market_poll_records(source=source, records=listing, now=NOW)
+    assert dict(Market.objects.values_list("external_id", "content_hash")) == earlier
+    assert market_poll_records(source=source, records=listing, now=NOW).skip_reasons == {"unchanged market": 2}

@@ -1,5 +1,5 @@
 """Binary COPY (PostgreSQL) writes exactly what the ORM would: JSON given as text, as bytes or
-as Django's prepared ``Jsonb`` value, aware datetimes, NULLs and awkward text all read back
+as Django's prepared ``Json``/``Jsonb`` value (into json and jsonb columns), aware datetimes, NULLs and awkward text all read back
 equal; a staging copy of a table takes that table's column types; a bad column or value is
 refused with a message naming it, and nothing of the batch is kept."""
 
@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import DataError, IntegrityError, connection, transaction
-from psycopg.types.json import Jsonb
+from psycopg.types.json import Json, Jsonb
 
 from ingestion.models import Market
 from ingestion.pgcopy import copy_rows
@@ -43,10 +43,12 @@ def _row(external_id: str, *, source_id: int | None, outcomes: object, raw: obje
     return ("polymarket", external_id, source_id, AWKWARD, outcomes, raw, close_at, None, "", "open", "", NOW)
 
 
-def test_json_text_bytes_and_prepared_jsonb_round_trip() -> None:
+def test_json_text_bytes_and_prepared_json_round_trip() -> None:
     source = SourceFactory(kind="polymarket")
+    # raw is a json column, outcomes a jsonb one.
     prepared = Market._meta.get_field("raw").get_db_prep_save({"k": [1, 2.5, None]}, connection=connection)
-    assert isinstance(prepared, Jsonb)
+    prepared_outcomes = Market._meta.get_field("outcomes").get_db_prep_save(["A", "B", "C"], connection=connection)
+    assert isinstance(prepared, Json) and isinstance(prepared_outcomes, Jsonb)
     with connection.cursor() as cursor:
         copy_rows(
             cursor,
@@ -54,12 +56,14 @@ def test_json_text_bytes_and_prepared_jsonb_round_trip() -> None:
             columns=COLUMNS,
             rows=[
                 _row("a", source_id=source.pk, outcomes=b'["Yes","No"]', raw=b'{"z":1,"a":{"b":"\\u00e9"}}'),
-                _row("b", source_id=None, outcomes='["A","B","C"]', raw=prepared),
+                _row("b", source_id=None, outcomes=prepared_outcomes, raw=prepared),
+                _row("c", source_id=None, outcomes='["A","B","C"]', raw='"a JSON string"'),
             ],
         )
-    a, b = Market.objects.order_by("external_id")
+    a, b, c = Market.objects.order_by("external_id")
     assert (a.title, a.outcomes, a.raw, a.source_id) == (AWKWARD, ["Yes", "No"], {"z": 1, "a": {"b": "é"}}, source.pk)
     assert (b.outcomes, b.raw, b.source_id, b.bettors) == (["A", "B", "C"], {"k": [1, 2.5, None]}, None, None)
+    assert (c.outcomes, c.raw) == (["A", "B", "C"], "a JSON string")
     assert a.close_at == NOW + timedelta(days=3) and a.close_at.utcoffset() == timedelta(0)
 
 
