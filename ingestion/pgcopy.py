@@ -58,10 +58,9 @@ class _JsonbTextDumper(Dumper):
         return _JSONB_VERSION + _json_text(obj)
 
 
-class _JsonTextDumper(Dumper):
+class _JsonTextDumper(_JsonbTextDumper):
     """json's binary format: the JSON text itself."""
 
-    format = Format.BINARY
     oid = JSON_OID
 
     def dump(self, obj: Any) -> bytes:
@@ -120,10 +119,11 @@ def deferred_checks_meanwhile() -> Iterator[None]:
     and ``SET CONSTRAINTS ALL DEFERRED`` puts later writes back on the commit-time rule. The
     client does not wait for either until the block ends, so the checks cost nothing when the
     block has Python work to do (preparing the next rows, say). A query inside the block still
-    works but first waits for the checks, which defeats the purpose. A violation raises Django's ``IntegrityError`` as the block ends and the
-    transaction is lost, as it would be at commit; no check is skipped (a constraint declared
-    DEFERRABLE INITIALLY IMMEDIATE, which this project has none of, would merely be checked
-    at commit from then on). Outside a transaction, or on another database, it does nothing.
+    works but first waits for the checks, which defeats the purpose. A violation raises
+    Django's ``IntegrityError`` as the block ends and the transaction is lost, as it would be at
+    commit; no check is skipped (a constraint declared DEFERRABLE INITIALLY IMMEDIATE, which
+    this project has none of, would merely be checked at commit from then on). Outside a
+    transaction, or on another database, it does nothing.
     """
     if connection.vendor != "postgresql" or not connection.in_atomic_block:
         yield

@@ -262,8 +262,7 @@ class _MarketContent:
 
     @property
     def values(self) -> dict[str, Any]:
-        # _MARKET_FIELDS ends with raw.
-        return {**dict(zip(_MARKET_FIELDS[:-1], self.fields, strict=True)), "raw": self.raw}
+        return dict(zip(_MARKET_FIELDS, (*self.fields, self.raw), strict=True))
 
 
 @dataclass
