@@ -9,15 +9,17 @@ json and jsonb columns take JSON text (``bytes`` or ``str``, e.g. already serial
 content digest) or the ``Json``/``Jsonb`` wrappers Django's ``get_db_prep_save`` returns; the
 text is sent as is, so a caller that serialised a value once does not pay for it twice.
 
-``deferred_checks_meanwhile`` moves a bulk write's foreign-key checks off the commit: Django
-creates foreign keys DEFERRABLE INITIALLY DEFERRED, so every copied row queues a check that
-PostgreSQL otherwise runs one after another at COMMIT while the client waits.
+``sequence_values_meanwhile`` takes new keys for rows to be copied from a table's sequence
+while the client prepares them. ``deferred_checks_meanwhile`` moves a bulk write's
+foreign-key checks off the commit: Django creates foreign keys DEFERRABLE INITIALLY DEFERRED,
+so every copied row queues a check that PostgreSQL otherwise runs one after another at COMMIT
+while the client waits.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -134,3 +136,23 @@ def deferred_checks_meanwhile() -> Iterator[None]:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         yield
+
+
+@contextmanager
+def sequence_values_meanwhile(*, table: str, count: int) -> Iterator[Callable[[], list[int]]]:
+    """``count`` new values of the sequence behind ``table``'s ``id``, for rows copied with
+    their keys. The query goes out in pipeline mode as the block starts, and the yielded
+    function returns the values, waiting for them only if the server has not answered yet, so
+    the Python work of the block hides the server's. The sequence is found in the same query,
+    and its values are the table's own: no other writer can be given them. A query inside the
+    block works but first waits for this one."""
+    connection.ensure_connection()
+    raw_connection = connection.connection
+    with connection.wrap_database_errors, raw_connection.pipeline(), raw_connection.cursor() as cursor:
+        cursor.execute(
+            # Materialised, or the planner would look the sequence up again for every value.
+            "WITH serial AS MATERIALIZED (SELECT pg_get_serial_sequence(%s, 'id')::regclass AS sequence) "
+            "SELECT nextval(sequence) FROM serial, generate_series(1, %s)",
+            [connection.ops.quote_name(table), count],
+        )
+        yield lambda: [value for (value,) in cursor.fetchall()]

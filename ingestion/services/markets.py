@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import orjson
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import F, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import RowNumber
@@ -45,7 +45,7 @@ from ingestion.markets import (
     polymarket,
 )
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
-from ingestion.pgcopy import copy_rows, deferred_checks_meanwhile
+from ingestion.pgcopy import copy_rows, deferred_checks_meanwhile, sequence_values_meanwhile
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
 from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
 from ingestion.services.sources import PollReport, register_poller
@@ -321,59 +321,79 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
     stored = _stored_markets(by_key)
     source_id = source.pk if source is not None else None
     to_write: list[_MarketWrite] = []
-    for key, record in by_key.items():
-        found = stored.get(key)
-        owner: int | None = None
-        content: _MarketContent | None = None
-        if found is not None:
-            pk, old_digest, owner = found
-            result.market_ids[key[1]] = pk
-            content = _MarketContent(record)
-            if old_digest == content.digest and (owner is not None or source_id is None):
-                result.unchanged += 1
-                continue
-            result.updated += 1
-        else:
-            result.created += 1
-            result.created_ids.add(key[1])
-        result.changed.add(key[1])
-        # The first source to list a market keeps it; two overlapping sources must not flip it
-        # back and forth on every poll.
-        to_write.append(
-            _MarketWrite(
-                platform=key[0],
-                external_id=key[1],
-                source_id=owner if owner is not None else source_id,
-                record=record,
-                new=found is None,
-                known=content,
+    # The call's markets stored before it, whose prices are compared with the stored ones.
+    known: list[tuple[str, MarketRecord]] = []
+    # On PostgreSQL the new markets' keys are taken from the sequence while the writes are sorted.
+    with _new_market_keys(len(by_key) - len(stored)) as new_keys:
+        for key, record in by_key.items():
+            found = stored.get(key)
+            owner: int | None = None
+            content: _MarketContent | None = None
+            if found is not None:
+                known.append((key[1], record))
+                pk, old_digest, owner = found
+                result.market_ids[key[1]] = pk
+                content = _MarketContent(record)
+                if old_digest == content.digest and (owner is not None or source_id is None):
+                    result.unchanged += 1
+                    continue
+                result.updated += 1
+            else:
+                result.created += 1
+                result.created_ids.add(key[1])
+            result.changed.add(key[1])
+            # The first source to list a market keeps it; two overlapping sources must not flip it
+            # back and forth on every poll.
+            to_write.append(
+                _MarketWrite(
+                    platform=key[0],
+                    external_id=key[1],
+                    source_id=owner if owner is not None else source_id,
+                    record=record,
+                    new=found is None,
+                    known=content,
+                )
             )
-        )
+        keys = new_keys()
     # Markets whose prices cannot be stored yet: inserted by this call, not merely upserted.
     fresh: set[int] = set()
-    points: _Points = {}
-    # Markets whose points are already in ``points``.
-    gathered: set[int] = set()
+    # Price points of the markets in ``fresh``, when gathered as their rows were copied.
+    fresh_points: _Points = {}
     if to_write:
         if connection.vendor == "postgresql":
-            written, fresh = _copy_write_markets(to_write, points=points)
-            gathered = set(fresh)
+            written, fresh = _copy_write_markets(to_write, keys=keys, points=fresh_points)
         else:
             written = _orm_upsert_markets(to_write)
             fresh = {written[e] for e in result.created_ids if e in written}
         result.market_ids.update(written)
-    missing = [key for key in by_key if key[1] not in result.market_ids]
-    for platform in {p for p, _ in missing}:
-        # Backends that do not return keys from an upsert (SQLite before 3.35): look them up.
-        ids = [e for p, e in missing if p == platform]
-        for external_id, pk in Market.objects.filter(platform=platform, external_id__in=ids).values_list(
-            "external_id", "pk"
-        ):
-            result.market_ids[external_id] = pk
-            if external_id in result.created_ids:
-                fresh.add(pk)
-    result.prices_added = _store_prices(by_key=by_key, result=result, fresh=fresh, points=points, gathered=gathered)
+    if len(result.market_ids) < len(by_key):
+        missing = [key for key in by_key if key[1] not in result.market_ids]
+        for platform in {p for p, _ in missing}:
+            # Backends that do not return keys from an upsert (SQLite before 3.35): look them up.
+            ids = [e for p, e in missing if p == platform]
+            for external_id, pk in Market.objects.filter(platform=platform, external_id__in=ids).values_list(
+                "external_id", "pk"
+            ):
+                result.market_ids[external_id] = pk
+                if external_id in result.created_ids:
+                    fresh.add(pk)
+    # Every new market's points were gathered unless none were (no new market, another backend,
+    # or the upsert fallback).
+    pending = known if fresh_points else [(e, r) for (_, e), r in by_key.items()]
+    result.prices_added = _store_prices(records=pending, result=result, fresh=fresh, fresh_points=fresh_points)
     return result
+
+
+@contextmanager
+def _new_market_keys(count: int) -> Iterator[Callable[[], list[int]]]:
+    """Up to ``count`` new Market keys: on PostgreSQL taken from the sequence by a query sent as
+    the block starts and read when the yielded function is called; elsewhere none (the upsert
+    assigns them)."""
+    if connection.vendor != "postgresql" or count <= 0:
+        yield list
+        return
+    with sequence_values_meanwhile(table=Market._meta.db_table, count=count) as values:
+        yield values
 
 
 def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
@@ -422,15 +442,6 @@ def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
     )
 
 
-def _allocate_ids(cursor: Any, model: type[Any], count: int) -> list[int]:
-    table = model._meta.db_table
-    # The sequence is looked up once, not once per generated row.
-    cursor.execute("SELECT pg_get_serial_sequence(%s, 'id')", [table])
-    (sequence,) = cursor.fetchone()
-    cursor.execute("SELECT nextval(%s::regclass) FROM generate_series(1, %s)", [sequence, count])
-    return [pk for (pk,) in cursor.fetchall()]
-
-
 @contextmanager
 def _staging_table(cursor: Any, *, model: type[Any], columns: Iterable[str]) -> Iterator[str]:
     """A session-private, empty table with ``columns`` of ``model``'s table (same types, no
@@ -445,17 +456,20 @@ def _staging_table(cursor: Any, *, model: type[Any], columns: Iterable[str]) -> 
     cursor.execute(f"DROP TABLE {name}")
 
 
-def _copy_write_markets(rows: list[_MarketWrite], *, points: _Points) -> tuple[dict[str, int], set[int]]:
-    """PostgreSQL: write markets with COPY. Returns external id -> key of every row, and the
-    keys of the markets inserted (rather than updated), whose price points it adds to
-    ``points`` as their rows are sent: the server is then still storing the rows already sent.
+def _copy_write_markets(
+    rows: list[_MarketWrite], *, keys: list[int], points: _Points
+) -> tuple[dict[str, int], set[int]]:
+    """PostgreSQL: write markets with COPY, the new ones under ``keys`` (one per new row, from
+    the table's sequence). Returns external id -> key of every row, and the keys of the
+    markets inserted (rather than updated), whose price points it adds to ``points`` as their
+    rows are sent: the server is then still storing the rows already sent.
 
     Django's bulk_create spends most of a large poll preparing values field by field in Python;
     binary COPY (``ingestion.pgcopy``) packs them as they are, the raw payload serialised once
     for both its digest and its row. New markets (every market of a first poll) are copied
-    straight into the table under keys taken from its sequence; changed ones, and all of them
-    should another source have stored one of the new ones meanwhile, go through a staging table
-    and one INSERT ... ON CONFLICT DO UPDATE, which keeps bulk_create's upsert semantics."""
+    straight into the table under their keys; changed ones, and all of them should another
+    source have stored one of the new ones meanwhile, go through a staging table and one
+    INSERT ... ON CONFLICT DO UPDATE, which keeps bulk_create's upsert semantics."""
     # Market.updated_at is auto_now: the wall clock, as bulk_create would set it.
     stamp = timezone.now()
     table = Market._meta.db_table
@@ -468,7 +482,6 @@ def _copy_write_markets(rows: list[_MarketWrite], *, points: _Points) -> tuple[d
     if new:
         try:
             with transaction.atomic(), connection.cursor() as cursor:
-                keys = _allocate_ids(cursor, Market, len(new))
 
                 def new_rows() -> Iterator[tuple[Any, ...]]:
                     for pk, row in zip(keys, new, strict=True):
@@ -527,21 +540,16 @@ def _add_points(
 
 
 def _store_prices(
-    *,
-    by_key: Mapping[tuple[str, str], MarketRecord],
-    result: MarketStoreResult,
-    fresh: set[int],
-    points: _Points,
-    gathered: set[int],
+    *, records: list[tuple[str, MarketRecord]], result: MarketStoreResult, fresh: set[int], fresh_points: _Points
 ) -> int:
-    """Store the price points of the call's markets: ``points`` already holds those of the
-    markets in ``gathered``."""
+    """Store the price points of the call's markets: ``fresh_points`` already holds those of the
+    new markets it has, and ``records`` (external id, record) are the other markets."""
     market_ids = result.market_ids
     # A snapshot repeats the listing, so an unchanged market has no new snapshot price, and a
     # market created just now has no stored price to compare with.
     compare_ids = [
         market_ids[e]
-        for (_, e), r in by_key.items()
+        for e, r in records
         if r.prices_are_snapshot and r.prices and e in result.changed and e not in result.created_ids
     ]
     latest: dict[tuple[int, str], tuple[datetime, float]] = {}
@@ -553,17 +561,16 @@ def _store_prices(
             .values_list("market_id", "outcome", "time", "probability")
         )
         latest = {(m, o): (t, p) for m, o, t, p in rows}
-    for (_, external_id), record in by_key.items():
+    points: _Points = {}
+    for external_id, record in records:
         if record.prices_are_snapshot and external_id not in result.changed:
             continue
-        market_id = market_ids[external_id]
-        if market_id not in gathered:
-            _add_points(points, record=record, market_id=market_id, latest=latest)
-    if not points:
+        _add_points(points, record=record, market_id=market_ids[external_id], latest=latest)
+    if not points and not fresh_points:
         return 0
     if connection.vendor == "postgresql":
-        return _copy_insert_prices(points, fresh=fresh)
-    return _orm_insert_prices(points, fresh=fresh)
+        return _copy_insert_prices(fresh_points=fresh_points, points=points, fresh=fresh)
+    return _orm_insert_prices({**fresh_points, **points}, fresh=fresh)
 
 
 def _orm_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fresh: set[int]) -> int:
@@ -586,18 +593,18 @@ def _orm_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fre
     return len(points) - len(known) + (around.count() - before if around is not None else 0)
 
 
-def _copy_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fresh: set[int]) -> int:
+def _copy_insert_prices(*, fresh_points: _Points, points: _Points, fresh: set[int]) -> int:
     """PostgreSQL: the points of markets this call inserted cannot exist yet and are copied
     straight in; the others go through a staging table and one INSERT ... ON CONFLICT DO
     NOTHING, whose row count is exactly the number of new points."""
     table = PricePoint._meta.db_table
     columns = ", ".join(_COPY_PRICE_COLUMNS)
-    direct = [(m, o, t, p) for (m, o, t), p in points.items() if m in fresh]
+    direct = [*fresh_points.items(), *((key, p) for key, p in points.items() if key[0] in fresh)]
     others = [(m, o, t, p) for (m, o, t), p in points.items() if m not in fresh]
     added = 0
     with connection.cursor() as cursor:
         if direct:
-            copy_rows(cursor, table=table, columns=_COPY_PRICE_COLUMNS, rows=direct)
+            copy_rows(cursor, table=table, columns=_COPY_PRICE_COLUMNS, rows=((*key, p) for key, p in direct))
             added += len(direct)
         if others:
             with _staging_table(cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS) as staging:
@@ -737,8 +744,11 @@ def _prepare_questions(questions: list[Question]) -> _PreparedQuestions:
         return prepared
     fields = [f for f in Question._meta.concrete_fields if not f.primary_key]
     prepared.columns = [str(f.column) for f in fields]
+    # The connection itself: every attribute read through the ``connection`` proxy costs a
+    # lookup of the current one, and fields read several per value.
+    database = connections[DEFAULT_DB_ALIAS]
     prepared.rows = [
-        tuple(f.get_db_prep_save(f.pre_save(question, add=True), connection=connection) for f in fields)
+        tuple(f.get_db_prep_save(f.pre_save(question, add=True), connection=database) for f in fields)
         for question in questions
     ]
     return prepared
