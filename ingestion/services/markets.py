@@ -386,9 +386,9 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
 
 @contextmanager
 def _new_market_keys(count: int) -> Iterator[Callable[[], list[int]]]:
-    """Up to ``count`` new Market keys: on PostgreSQL taken from the sequence by a query sent as
-    the block starts and read when the yielded function is called; elsewhere none (the upsert
-    assigns them)."""
+    """The keys of ``count`` new markets: on PostgreSQL taken from the sequence by a query sent
+    as the block starts and read when the yielded function is called; elsewhere none, as the
+    upsert assigns them."""
     if connection.vendor != "postgresql" or count <= 0:
         yield list
         return
