@@ -112,6 +112,17 @@ def copy_rows(
 
 
 @contextmanager
+def _pipeline_cursor() -> Iterator[Any]:
+    """A psycopg cursor on the current connection in pipeline mode: statements go out as they
+    are executed and their results are waited for only when read, or when the block ends.
+    Errors come out as Django's exceptions."""
+    connection.ensure_connection()
+    raw_connection = connection.connection
+    with connection.wrap_database_errors, raw_connection.pipeline(), raw_connection.cursor() as cursor:
+        yield cursor
+
+
+@contextmanager
 def deferred_checks_meanwhile() -> Iterator[None]:
     """Have PostgreSQL run the current transaction's pending deferred constraint checks while
     the block runs, instead of at commit.
@@ -130,9 +141,7 @@ def deferred_checks_meanwhile() -> Iterator[None]:
     if connection.vendor != "postgresql" or not connection.in_atomic_block:
         yield
         return
-    connection.ensure_connection()
-    raw_connection = connection.connection
-    with connection.wrap_database_errors, raw_connection.pipeline(), raw_connection.cursor() as cursor:
+    with _pipeline_cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         yield
@@ -146,9 +155,7 @@ def sequence_values_meanwhile(*, table: str, count: int) -> Iterator[Callable[[]
     the Python work of the block hides the server's. The sequence is found in the same query,
     and its values are the table's own: no other writer can be given them. A query inside the
     block works but first waits for this one."""
-    connection.ensure_connection()
-    raw_connection = connection.connection
-    with connection.wrap_database_errors, raw_connection.pipeline(), raw_connection.cursor() as cursor:
+    with _pipeline_cursor() as cursor:
         cursor.execute(
             # Materialised, or the planner would look the sequence up again for every value.
             "WITH serial AS MATERIALIZED (SELECT pg_get_serial_sequence(%s, 'id')::regclass AS sequence) "

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import factory
 from django.contrib.auth import get_user_model
 
-from ingestion.models import Article, Question, Source
+from ingestion.models import Article, Market, Question, Source
 from leaderboard.models import Agent, Membership, Team
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -76,6 +76,15 @@ class SourceFactory(factory.django.DjangoModelFactory):
     kind = Source.Kind.RSS
     url = factory.Sequence(lambda n: f"http://127.0.0.1:9/feed{n}.xml")
     poll_interval = timedelta(minutes=15)
+
+
+class MarketFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Market
+
+    platform = Market.Platform.POLYMARKET
+    external_id = factory.Sequence(lambda n: f"market-{n}")
+    title = factory.LazyAttribute(lambda market: f"Market {market.external_id}")
 
 
 class ArticleFactory(factory.django.DjangoModelFactory):

@@ -542,8 +542,9 @@ def _add_points(
 def _store_prices(
     *, records: list[tuple[str, MarketRecord]], result: MarketStoreResult, fresh: set[int], fresh_points: _Points
 ) -> int:
-    """Store the price points of the call's markets: ``fresh_points`` already holds those of the
-    new markets it has, and ``records`` (external id, record) are the other markets."""
+    """Store the price points of the call's markets: ``fresh_points`` holds those gathered as
+    new markets were copied, and ``records`` (external id, record) are the markets whose points
+    are still to gather."""
     market_ids = result.market_ids
     # A snapshot repeats the listing, so an unchanged market has no new snapshot price, and a
     # market created just now has no stored price to compare with.

@@ -12,17 +12,13 @@ from django.db import IntegrityError, connection, transaction
 
 from ingestion.models import Market, PricePoint
 from ingestion.pgcopy import deferred_checks_meanwhile
-from tests.factories import SourceFactory
+from tests.factories import MarketFactory, SourceFactory
 from tests.ingestion.conftest import NOW
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="pipelined constraint checks are PostgreSQL's"),
 ]
-
-
-def _market(external_id: str) -> Market:
-    return Market.objects.create(platform="polymarket", external_id=external_id, title=external_id)
 
 
 def test_rows_written_around_the_block_are_kept() -> None:
@@ -41,7 +37,7 @@ def test_rows_written_around_the_block_are_kept() -> None:
 def test_a_dangling_reference_fails_as_the_block_ends_and_nothing_is_kept() -> None:
     after_block = False
     with pytest.raises(IntegrityError, match="ingestion_market"), transaction.atomic():
-        _market("kept only if the transaction commits")
+        MarketFactory(external_id="kept only if the transaction commits")
         PricePoint.objects.create(market_id=987654321, outcome="YES", time=NOW, probability=0.5)
         with deferred_checks_meanwhile():
             pass
@@ -67,16 +63,16 @@ def test_writes_after_the_block_are_deferred_to_commit_again() -> None:
 
 def test_a_query_inside_the_block_still_answers() -> None:
     with transaction.atomic():
-        _market("counted")
+        MarketFactory(external_id="counted")
         with deferred_checks_meanwhile():
             assert Market.objects.filter(external_id="counted").count() == 1
-        _market("after")
+        MarketFactory(external_id="after")
     assert Market.objects.count() == 2
 
 
 def test_an_error_in_the_block_propagates_and_rolls_back() -> None:
     with pytest.raises(ZeroDivisionError), transaction.atomic():
-        _market("rolled back")
+        MarketFactory(external_id="rolled back")
         with deferred_checks_meanwhile():
             _ = 1 / 0
     assert not Market.objects.exists()
@@ -84,5 +80,5 @@ def test_an_error_in_the_block_propagates_and_rolls_back() -> None:
 
 def test_outside_a_transaction_it_changes_nothing() -> None:
     with deferred_checks_meanwhile():
-        market = _market("autocommit")
+        market = MarketFactory(external_id="autocommit")
     assert Market.objects.filter(pk=market.pk).exists()

@@ -1,8 +1,9 @@
 """Storing a large market listing in bulk (COPY on PostgreSQL, Django's bulk upsert on SQLite)
 keeps the semantics of the row-by-row ORM: every value round-trips, a second identical store
 writes nothing, a market stored meanwhile by another source is updated rather than duplicated,
-price points already stored are neither duplicated nor counted, and questions get the same
-fields the ORM would give them."""
+price points already stored are neither duplicated nor counted, one store of new and changed
+markets keeps the new prices of both, and questions get the same fields the ORM would give
+them."""
 
 from __future__ import annotations
 
@@ -150,6 +151,23 @@ def test_price_points_already_stored_are_neither_duplicated_nor_counted(source) 
     second = market_upsert_many(source=source, records=[_with_prices(record, history[2:], title="B")], now=NOW)
     assert second.prices_added == 2
     assert PricePoint.objects.count() == 6
+
+
+def test_one_store_of_new_and_changed_markets_keeps_the_prices_of_both(source) -> None:
+    stored = records(3)
+    market_upsert_many(source=source, records=stored, now=NOW)
+    before = PricePoint.objects.count()
+    later = NOW + timedelta(hours=1)
+    # Two stored markets move (a new snapshot price each); the third is unchanged; two are new.
+    moved = [parse_market(gamma_market(i, outcomePrices=json.dumps(["0.61", "0.39"])), now=later) for i in (1, 2)]
+    new = [parse_market(gamma_market(i), now=later) for i in (3, 4)]
+    result = market_upsert_many(source=source, records=[stored[0], *moved, *new], now=later)
+    assert (result.created, result.updated, result.unchanged) == (2, 2, 1)
+    moved_ids = [result.market_ids[r.external_id] for r in moved]
+    assert PricePoint.objects.filter(market_id__in=moved_ids, time=later).count() == 2
+    new_ids = [result.market_ids[r.external_id] for r in new]
+    assert PricePoint.objects.filter(market_id__in=new_ids).count() == 2
+    assert result.prices_added == 4 == PricePoint.objects.count() - before
 
 
 def _with_prices(record: MarketRecord, prices: list[PriceRecord], *, title: str) -> MarketRecord:

@@ -10,6 +10,7 @@ from django.db import ProgrammingError, connection, transaction
 
 from ingestion.models import Market
 from ingestion.pgcopy import sequence_values_meanwhile
+from tests.factories import MarketFactory
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -17,17 +18,13 @@ pytestmark = [
 ]
 
 
-def _market(external_id: str) -> Market:
-    return Market.objects.create(platform="polymarket", external_id=external_id, title=external_id)
-
-
 def test_keys_are_new_distinct_and_never_given_to_a_later_insert() -> None:
-    earlier = _market("earlier")
+    earlier = MarketFactory(external_id="earlier")
     with transaction.atomic():
         with sequence_values_meanwhile(table=Market._meta.db_table, count=500) as values:
             prepared = [f"market {n}" for n in range(500)]
             keys = values()
-        later = _market("later")
+        later = MarketFactory(external_id="later")
         Market.objects.bulk_create(
             [
                 Market(pk=key, platform="polymarket", external_id=name, title=name)
@@ -41,7 +38,7 @@ def test_keys_are_new_distinct_and_never_given_to_a_later_insert() -> None:
 
 
 def test_a_query_inside_the_block_still_answers() -> None:
-    _market("stored")
+    MarketFactory(external_id="stored")
     with transaction.atomic(), sequence_values_meanwhile(table=Market._meta.db_table, count=3) as values:
         assert Market.objects.filter(external_id="stored").count() == 1
         assert len(values()) == 3
@@ -49,11 +46,11 @@ def test_a_query_inside_the_block_still_answers() -> None:
 
 def test_an_error_in_the_block_propagates_and_the_transaction_rolls_back() -> None:
     with pytest.raises(ZeroDivisionError), transaction.atomic():
-        _market("rolled back")
+        MarketFactory(external_id="rolled back")
         with sequence_values_meanwhile(table=Market._meta.db_table, count=3):
             _ = 1 / 0
     assert not Market.objects.exists()
-    assert _market("afterwards").pk > 0
+    assert MarketFactory(external_id="afterwards").pk > 0
 
 
 def test_an_unknown_table_is_named() -> None:
