@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import Field, Model
+from django.db.models import Model
 from psycopg.adapt import Dumper
 from psycopg.postgres import types as postgres_types
 from psycopg.pq import Format
@@ -143,14 +143,15 @@ def model_copy_rows(model: type[Model], values: Sequence[Mapping[str, Any]]) -> 
     # (or None), and the prepared value of a row that leaves the field out.
     plan: list[tuple[str | None, Callable[..., Any], Callable[[], Any] | None, Any]] = []
     for f in fields:
-        if callable(f.default) and f.default not in _EMPTY_DEFAULTS and not _stamped(f):
+        stamped = bool(getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False))
+        if callable(f.default) and f.default not in _EMPTY_DEFAULTS and not stamped:
             plan.append((f.attname, f.get_db_prep_save, f.get_default, None))
             continue
         left_out = f.get_db_prep_save(f.pre_save(probe, add=True), connection=database)
         if isinstance(left_out, (Json, Jsonb)):
             # Serialised once for every row that shares it.
             left_out = _json_text(left_out)
-        plan.append((None if _stamped(f) else f.attname, f.get_db_prep_save, None, left_out))
+        plan.append((None if stamped else f.attname, f.get_db_prep_save, None, left_out))
     rows: list[tuple[Any, ...]] = []
     for row in values:
         prepared: list[Any] = []
@@ -163,10 +164,6 @@ def model_copy_rows(model: type[Model], values: Sequence[Mapping[str, Any]]) -> 
                 prepared.append(left_out)
         rows.append(tuple(prepared))
     return [str(f.column) for f in fields], rows
-
-
-def _stamped(field: Field[Any, Any]) -> bool:
-    return bool(getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False))
 
 
 @contextmanager
