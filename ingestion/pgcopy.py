@@ -9,8 +9,9 @@ json and jsonb columns take JSON text (``bytes`` or ``str``, e.g. already serial
 content digest) or the ``Json``/``Jsonb`` wrappers Django's ``get_db_prep_save`` returns; the
 text is sent as is, so a caller that serialised a value once does not pay for it twice.
 
-``sequence_values_meanwhile`` takes new keys for rows to be copied from a table's sequence
-while the client prepares them. ``deferred_checks_meanwhile`` moves a bulk write's
+``staging_table`` holds copied rows that may clash with stored ones, for an INSERT ... ON
+CONFLICT. ``sequence_values_meanwhile`` takes new keys for rows to be copied from a table's
+sequence while the client prepares them. ``deferred_checks_meanwhile`` moves a bulk write's
 foreign-key checks off the commit: Django creates foreign keys DEFERRABLE INITIALLY DEFERRED,
 so every copied row queues a check that PostgreSQL otherwise runs one after another at COMMIT
 while the client waits.
@@ -110,6 +111,21 @@ def copy_rows(
         write = copy.write_row
         for row in rows:
             write(row)
+
+
+@contextmanager
+def staging_table(cursor: Any, *, model: type[Model], columns: Iterable[str]) -> Iterator[str]:
+    """A session-private, empty table with ``columns`` of ``model``'s table (same types, no
+    constraints), filled by COPY and dropped after use (or with the transaction). Rows copied
+    into it reach the real table through one INSERT ... SELECT, which can say ON CONFLICT."""
+    name = f"hindsight_staging_{model._meta.model_name}"
+    table = connection.ops.quote_name(model._meta.db_table)
+    cursor.execute(f"DROP TABLE IF EXISTS {name}")
+    cursor.execute(
+        f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP AS SELECT {', '.join(columns)} FROM {table} WITH NO DATA"
+    )
+    yield name
+    cursor.execute(f"DROP TABLE {name}")
 
 
 # Callable defaults that return an equal, empty value on every call, so that one value serves a

@@ -45,7 +45,13 @@ from ingestion.markets import (
     polymarket,
 )
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
-from ingestion.pgcopy import copy_rows, deferred_checks_meanwhile, model_copy_rows, sequence_values_meanwhile
+from ingestion.pgcopy import (
+    copy_rows,
+    deferred_checks_meanwhile,
+    model_copy_rows,
+    sequence_values_meanwhile,
+    staging_table,
+)
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
 from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
 from ingestion.services.sources import PollReport, register_poller
@@ -442,20 +448,6 @@ def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
     )
 
 
-@contextmanager
-def _staging_table(cursor: Any, *, model: type[Any], columns: Iterable[str]) -> Iterator[str]:
-    """A session-private, empty table with ``columns`` of ``model``'s table (same types, no
-    constraints), filled by COPY and dropped after use (or with the transaction)."""
-    name = f"hindsight_staging_{model._meta.model_name}"
-    table = connection.ops.quote_name(model._meta.db_table)
-    cursor.execute(f"DROP TABLE IF EXISTS {name}")
-    cursor.execute(
-        f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP AS SELECT {', '.join(columns)} FROM {table} WITH NO DATA"
-    )
-    yield name
-    cursor.execute(f"DROP TABLE {name}")
-
-
 def _copy_write_markets(
     rows: list[_MarketWrite], *, keys: list[int], points: _Points
 ) -> tuple[dict[str, int], set[int]]:
@@ -500,7 +492,7 @@ def _copy_write_markets(
         updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _COPY_MARKET_COLUMNS[2:])
         with (
             connection.cursor() as cursor,
-            _staging_table(cursor, model=Market, columns=_COPY_MARKET_COLUMNS) as staging,
+            staging_table(cursor, model=Market, columns=_COPY_MARKET_COLUMNS) as staging,
         ):
             copy_rows(
                 cursor,
@@ -608,7 +600,7 @@ def _copy_insert_prices(*, fresh_points: _Points, points: _Points, fresh: set[in
             copy_rows(cursor, table=table, columns=_COPY_PRICE_COLUMNS, rows=((*key, p) for key, p in direct))
             added += len(direct)
         if others:
-            with _staging_table(cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS) as staging:
+            with staging_table(cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS) as staging:
                 copy_rows(cursor, table=staging, types_of=table, columns=_COPY_PRICE_COLUMNS, rows=others)
                 cursor.execute(
                     f"INSERT INTO {connection.ops.quote_name(table)} ({columns}) SELECT {columns} FROM {staging} "

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from ingestion.models import Article
+from ingestion.services import articles as articles_service
 from ingestion.services.sources import source_poll
 from tests.ingestion.conftest import NOW
 from tests.ingestion.fakeserver import Response
@@ -22,17 +22,17 @@ def test_the_collector_is_paused_during_a_poll_and_resumes_after_success_and_fai
     feed_source, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     source = feed_source("/gc", response=Response(body=big_feed(20)))
-    real_bulk_create = Article.objects.bulk_create
+    real_insert = articles_service._insert_articles
     seen: list[bool] = []
     failing = True
 
-    def bulk_create(objs, **kwargs):
+    def insert(values):
         seen.append(gc.isenabled())
         if failing:
             raise RuntimeError("disk full")
-        return real_bulk_create(objs, **kwargs)
+        return real_insert(values)
 
-    monkeypatch.setattr(Article.objects, "bulk_create", bulk_create)
+    monkeypatch.setattr(articles_service, "_insert_articles", insert)
     assert gc.isenabled()
     assert source_poll(source_id=source.pk, now=NOW).error == "unexpected RuntimeError: disk full"
     assert gc.isenabled()

@@ -30,14 +30,13 @@ def big_feed(n: int) -> bytes:
 
 def test_failure_midway_stores_nothing(feed_source, monkeypatch: pytest.MonkeyPatch) -> None:
     source = feed_source("/bulk", response=Response(body=big_feed(1200)))
-    monkeypatch.setattr(articles_service, "BATCH_SIZE", 100)
-    real_bulk_create = Article.objects.bulk_create
+    real_insert = articles_service._insert_articles
 
-    def bulk_create_then_fail(objs, **kwargs):
-        real_bulk_create(objs[:400], **kwargs)  # some rows reach the database...
+    def insert_then_fail(values):
+        real_insert(values[:400])  # some rows reach the database...
         raise RuntimeError("disk full")  # ...then the store dies
 
-    monkeypatch.setattr(Article.objects, "bulk_create", bulk_create_then_fail)
+    monkeypatch.setattr(articles_service, "_insert_articles", insert_then_fail)
     report = source_poll(source_id=source.pk, now=NOW)
     assert report.error == "unexpected RuntimeError: disk full"
     assert (report.added, report.failed) == (0, 1200)
@@ -45,7 +44,7 @@ def test_failure_midway_stores_nothing(feed_source, monkeypatch: pytest.MonkeyPa
     source.refresh_from_db()
     assert source.last_error == "unexpected RuntimeError: disk full" and source.consecutive_failures == 1
 
-    monkeypatch.setattr(Article.objects, "bulk_create", real_bulk_create)
+    monkeypatch.setattr(articles_service, "_insert_articles", real_insert)
     report = source_poll(source_id=source.pk, now=NOW + timedelta(minutes=5))
     assert (report.error, report.added) == ("", 1200)
     assert Article.objects.count() == 1200
