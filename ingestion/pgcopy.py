@@ -10,8 +10,9 @@ content digest) or the ``Json``/``Jsonb`` wrappers Django's ``get_db_prep_save``
 text is sent as is, so a caller that serialised a value once does not pay for it twice.
 
 ``staging_table`` holds copied rows that may clash with stored ones, for an INSERT ... ON
-CONFLICT. ``sequence_values_meanwhile`` takes new keys for rows to be copied from a table's
-sequence while the client prepares them. ``deferred_checks_meanwhile`` moves a bulk write's
+CONFLICT; ``copy_rows_skipping_clashes`` uses it to leave such rows out.
+``sequence_values_meanwhile`` takes new keys for rows to be copied from a table's sequence
+while the client prepares them. ``deferred_checks_meanwhile`` moves a bulk write's
 foreign-key checks off the commit: Django creates foreign keys DEFERRABLE INITIALLY DEFERRED,
 so every copied row queues a check that PostgreSQL otherwise runs one after another at COMMIT
 while the client waits.
@@ -126,6 +127,23 @@ def staging_table(cursor: Any, *, model: type[Model], columns: Iterable[str]) ->
     )
     yield name
     cursor.execute(f"DROP TABLE {name}")
+
+
+def copy_rows_skipping_clashes(
+    cursor: Any, *, model: type[Model], columns: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> int:
+    """COPY ``rows`` into ``model``'s table, leaving out those that clash with a stored row on a
+    unique constraint, and return how many were inserted: through a staging table and one
+    INSERT ... ON CONFLICT DO NOTHING, whose row count is exactly the number of new rows."""
+    table = model._meta.db_table
+    names = ", ".join(connection.ops.quote_name(c) for c in columns)
+    with staging_table(cursor, model=model, columns=columns) as staging:
+        copy_rows(cursor, table=staging, types_of=table, columns=columns, rows=rows)
+        cursor.execute(
+            f"INSERT INTO {connection.ops.quote_name(table)} ({names}) SELECT {names} FROM {staging} "
+            "ON CONFLICT DO NOTHING"
+        )
+        return int(cursor.rowcount)
 
 
 # Callable defaults that return an equal, empty value on every call, so that one value serves a

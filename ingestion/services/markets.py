@@ -47,6 +47,7 @@ from ingestion.markets import (
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
 from ingestion.pgcopy import (
     copy_rows,
+    copy_rows_skipping_clashes,
     deferred_checks_meanwhile,
     model_copy_rows,
     sequence_values_meanwhile,
@@ -588,10 +589,8 @@ def _orm_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fre
 
 def _copy_insert_prices(*, fresh_points: _Points, points: _Points, fresh: set[int]) -> int:
     """PostgreSQL: the points of markets this call inserted cannot exist yet and are copied
-    straight in; the others go through a staging table and one INSERT ... ON CONFLICT DO
-    NOTHING, whose row count is exactly the number of new points."""
+    straight in; the others are copied leaving out those already stored, and counted exactly."""
     table = PricePoint._meta.db_table
-    columns = ", ".join(_COPY_PRICE_COLUMNS)
     direct = [*fresh_points.items(), *((key, p) for key, p in points.items() if key[0] in fresh)]
     others = [(m, o, t, p) for (m, o, t), p in points.items() if m not in fresh]
     added = 0
@@ -600,13 +599,7 @@ def _copy_insert_prices(*, fresh_points: _Points, points: _Points, fresh: set[in
             copy_rows(cursor, table=table, columns=_COPY_PRICE_COLUMNS, rows=((*key, p) for key, p in direct))
             added += len(direct)
         if others:
-            with staging_table(cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS) as staging:
-                copy_rows(cursor, table=staging, types_of=table, columns=_COPY_PRICE_COLUMNS, rows=others)
-                cursor.execute(
-                    f"INSERT INTO {connection.ops.quote_name(table)} ({columns}) SELECT {columns} FROM {staging} "
-                    "ON CONFLICT DO NOTHING"
-                )
-                added += int(cursor.rowcount)
+            added += copy_rows_skipping_clashes(cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS, rows=others)
     return added
 
 
