@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard.views import accounts, forecast_form, public, teams
+from leaderboard.views import accounts, forecast_form, forecasts, public, teams
 
 app_name = "leaderboard"
 
@@ -15,6 +15,7 @@ urlpatterns = [
     path("agents/<slug:slug>/", public.agent_page, name="agent_public"),
     path("questions/", public.questions_list, name="questions"),
     path("questions/<int:question_id>/", public.question_page, name="question"),
+    path("forecasts/<int:forecast_id>/", forecasts.forecast_page, name="forecast"),
     path("methods/", public.methods, name="methods"),
     path("signup/", accounts.signup, name="signup"),
     path("dashboard/", accounts.dashboard, name="dashboard"),

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
 from ingestion.models import Question, Resolution
+from leaderboard.models import Forecast, Grade
 
 
 class QuestionFilter(django_filters.FilterSet):
@@ -47,7 +48,49 @@ def question_outcome_visible(*, question: Question, user: Any = None) -> bool:
 
 
 def question_resolutions_visible(*, question: Question, user: Any = None) -> list[Resolution]:
-    """The resolution history ``user`` may see, oldest first; empty while the outcome is hidden."""
-    if not question_outcome_visible(question=question, user=user):
+    """The resolution history ``user`` may see, oldest first; empty while the outcome is hidden.
+
+    A live question that was un-resolved keeps its history public (the earlier outcomes were shown
+    already); a replay question's only once staff published its outcome."""
+    public_history = question.track == Question.Track.LIVE or question.outcome_published_at is not None
+    if not (question_outcome_visible(question=question, user=user) or public_history):
         return []
     return list(question.resolutions.select_related("author").order_by("version"))
+
+
+def question_forecast_rows(*, question: Question, with_grades: bool) -> list[dict[str, Any]]:
+    """One row per agent on a closed question: the forecast that counts for it (its latest when none
+    is graded yet) and, ``with_grades``, its current grade; ordered by agent name."""
+    latest: dict[int, Any] = {}
+    for f in (
+        Forecast.objects.filter(question=question).select_related("agent", "agent__team").order_by("received_at", "id")
+    ):
+        latest[f.agent_id] = f
+    counted: dict[int, tuple[Any, Grade]] = {}
+    for g in Grade.objects.filter(forecast__question=question, is_current=True, counts=True).select_related(
+        "forecast", "forecast__agent", "forecast__agent__team"
+    ):
+        counted[g.forecast.agent_id] = (g.forecast, g)
+    rows = []
+    for agent_id, forecast in latest.items():
+        chosen, grade = counted.get(agent_id, (forecast, None))
+        rows.append({"agent": chosen.agent, "forecast": chosen, "grade": grade if with_grades else None})
+    return sorted(rows, key=lambda r: (r["agent"].name, r["agent"].pk))
+
+
+def outcome_texts_for_grades(grades: list[Grade]) -> dict[int, str]:
+    """grade id -> the outcome in words of the resolution version the grade was computed from."""
+    wanted = {(g.forecast.question_id, g.resolution_version) for g in grades}
+    if not wanted:
+        return {}
+    resolutions = {
+        (r.question_id, r.version): r
+        for r in Resolution.objects.filter(question_id__in={q for q, _ in wanted}).select_related("question")
+        if (r.question_id, r.version) in wanted
+    }
+    return {
+        g.pk: resolutions[key].outcome_display
+        if (key := (g.forecast.question_id, g.resolution_version)) in resolutions
+        else "—"
+        for g in grades
+    }

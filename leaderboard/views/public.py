@@ -21,6 +21,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
+from grading.models import HindsightGraph
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
@@ -31,7 +32,11 @@ from leaderboard import charts
 from leaderboard import standings as maths
 from leaderboard.models import Agent, Forecast, Grade
 from leaderboard.selectors.grades import matcher_settings
-from leaderboard.selectors.questions import question_resolutions_visible
+from leaderboard.selectors.questions import (
+    outcome_texts_for_grades,
+    question_forecast_rows,
+    question_resolutions_visible,
+)
 from leaderboard.selectors.standings import (
     METRIC_LABELS,
     agent_standings,
@@ -249,6 +254,9 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
     ]
     paginator = Paginator(grades, 50)
     page = paginator.get_page(request.GET.get("page"))
+    outcomes = outcome_texts_for_grades(list(page.object_list))
+    for g in page.object_list:
+        g.outcome_text = outcomes.get(g.pk, "—")  # type: ignore[attr-defined]
     return render(
         request,
         "leaderboard/agent_public.html",
@@ -303,21 +311,20 @@ def questions_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _prediction_summary(question: Question, prediction: Any) -> str:
-    if not isinstance(prediction, dict):
-        return str(prediction)
-    if question.type == Question.Type.BINARY:
-        return f"P(yes) = {prediction.get('probability')}"
-    if question.type == Question.Type.MULTIPLE_CHOICE:
-        probs = prediction.get("probabilities") or {}
-        return ", ".join(f"{k}: {v}" for k, v in probs.items()) if isinstance(probs, dict) else str(probs)
-    return ", ".join(f"{k}: {v}" for k, v in prediction.items())
+def _probability_of_yes(prediction: Any) -> float | None:
+    try:
+        p = float(prediction.get("probability"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return p if 0.0 <= p <= 1.0 else None
 
 
 def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
     question = get_object_or_404(Question.objects.exclude(status=Question.Status.DRAFT), pk=question_id)
-    revealed = question.is_revealed or bool(getattr(request.user, "is_staff", False))
+    staff = bool(getattr(request.user, "is_staff", False))
+    revealed = question.is_revealed or staff
     resolutions = question_resolutions_visible(question=question, user=request.user)
+    current = resolutions[-1] if resolutions else None
     price_svg = ""
     prices: list[tuple[Any, float]] = []
     # A replay question's later prices would give its outcome away: shown only once revealed.
@@ -340,45 +347,22 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
     histogram_svg = ""
     histogram: list[tuple[str, int]] = []
     if closed and not forecasts_hidden:
-        counting = (
-            Forecast.objects.filter(question=question, grades__is_current=True, grades__counts=True)
-            .select_related("agent", "agent__team")
-            .prefetch_related("grades")
-            .order_by("agent__name")
-        )
-        latest = {}
-        for f in (
-            Forecast.objects.filter(question=question)
-            .select_related("agent", "agent__team")
-            .order_by("received_at", "id")
-        ):
-            latest[f.agent_id] = f  # the latest forecast of each agent (grades say which one counted)
-        counted = {f.agent_id: f for f in counting}
-        for agent_id, f in sorted(latest.items(), key=lambda kv: kv[1].agent.name):
-            chosen = counted.get(agent_id, f)
-            grade = next((g for g in chosen.grades.all() if g.is_current), None) if agent_id in counted else None
-            forecasts.append(
-                {
-                    "agent": chosen.agent,
-                    "prediction": _prediction_summary(question, chosen.prediction),
-                    "received_at": chosen.received_at,
-                    "grade": grade if revealed else None,
-                }
-            )
+        forecasts = question_forecast_rows(question=question, with_grades=revealed)
         if question.type == Question.Type.BINARY:
             counts = [0] * 10
             for item in forecasts:
-                try:
-                    p = float(item["prediction"].split("=")[1])
-                except (IndexError, ValueError):
-                    continue
-                counts[min(9, int(p * 10))] += 1
+                p = _probability_of_yes(item["forecast"].prediction)
+                if p is not None:
+                    counts[min(9, int(p * 10))] += 1
             labels = [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]
             histogram = list(zip(labels, counts, strict=True))
             histogram_svg = charts.histogram_svg(
                 counts, title=f"Distribution of {len(forecasts)} agents' probabilities of yes", labels=labels
             )
-    hindsight_url = reverse("grading:hindsight", args=[question.pk]) if question.is_revealed else ""
+    has_graph = (question.is_revealed or staff) and HindsightGraph.objects.filter(
+        question=question, is_current=True
+    ).exists()
+    hindsight_url = reverse("grading:hindsight", args=[question.pk]) if has_graph else ""
     return render(
         request,
         "leaderboard/question.html",
@@ -386,6 +370,8 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
             "question": question,
             "revealed": revealed,
             "resolutions": resolutions,
+            "current_resolution": current,
+            "annulled": question.status == Question.Status.ANNULLED and revealed,
             "price_svg": mark_safe(price_svg),
             "prices": prices[-20:],
             "closed": closed,
