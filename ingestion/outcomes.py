@@ -31,7 +31,7 @@ def quantity_text(value: Any, unit: str = "") -> str:
 
 
 def period_text(label: Any, granularity: str = "") -> str:
-    """``2026-Q3 (1 Jul 2026 – 30 Sep 2026)``; a day is just its date."""
+    """``2026-Q3 (1 Jul 2026 to 30 Sep 2026)``; a day is just its date."""
     if not isinstance(label, str):
         return _raw(label)
     if not granularity:
@@ -42,7 +42,7 @@ def period_text(label: Any, granularity: str = "") -> str:
         return label
     if period.start == period.end:
         return period.start.strftime("%-d %b %Y")
-    return f"{period.label} ({period.start.strftime('%-d %b %Y')} – {period.end.strftime('%-d %b %Y')})"
+    return f"{period.label} ({period.start.strftime('%-d %b %Y')} to {period.end.strftime('%-d %b %Y')})"
 
 
 def cameo_text(code: str) -> str:

@@ -82,7 +82,7 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         elif kind in ("quantile", "quantiles") or grade.pinball is not None:
             scores = [
                 Score("Pinball", _f(grade.pinball), "mean quantile loss; 0 best"),
-                Score("10–90% holds", _yes_no(grade.correct)),
+                Score("10-90% holds", _yes_no(grade.correct)),
             ]
         else:
             scores = [Score("Point within 10%", _yes_no(grade.correct))]

@@ -30,7 +30,7 @@ from grading.scoring.relation import KL_EPSILON
 from ingestion.models import PricePoint, Question
 from leaderboard import charts
 from leaderboard import standings as maths
-from leaderboard.models import Agent, Forecast, Grade
+from leaderboard.models import Agent, Grade
 from leaderboard.selectors.grades import matcher_settings
 from leaderboard.selectors.questions import (
     outcome_texts_for_grades,

@@ -14,8 +14,15 @@ from ingestion.services.questions import question_annul, question_unresolve
 from leaderboard.models import Agent, Forecast, Grade
 from leaderboard.services.grading import grade_question
 from tests.factories import T0, MembershipFactory
-from tests.leaderboard.grading_support import RESOLVED_AT, RefEvent, add_forecast, articles, make_question
-from tests.leaderboard.grading_support import make_reference, resolve
+from tests.leaderboard.grading_support import (
+    RESOLVED_AT,
+    RefEvent,
+    add_forecast,
+    articles,
+    make_question,
+    make_reference,
+    resolve,
+)
 
 pytestmark = [pytest.mark.django_db]
 
@@ -23,7 +30,7 @@ CASES: list[tuple[str, dict[str, Any], Any, list[str], str]] = [
     ("binary", {"probability": 0.7}, False, ["Brier", "0.490", "Log"], "No"),
     ("multiple_choice", {"probabilities": {"Yes": 0.5, "No": 0.3, "Maybe": 0.2}}, "No", ["Brier", "Correct"], "No"),
     ("quantity", {"interval": [10, 20]}, 15.0, ["Interval holds", "yes", "Width"], "15 USD"),
-    ("quantity", {"quantiles": {"0.1": 5, "0.5": 14, "0.9": 30}}, 15.0, ["Pinball", "10–90% holds"], "15 USD"),
+    ("quantity", {"quantiles": {"0.1": 5, "0.5": 14, "0.9": 30}}, 15.0, ["Pinball", "10-90% holds"], "15 USD"),
     (
         "timeframe",
         {"period": "2026-Q3"},
