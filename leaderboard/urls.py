@@ -16,6 +16,7 @@ urlpatterns = [
     path("questions/", public.questions_list, name="questions"),
     path("questions/<int:question_id>/", public.question_page, name="question"),
     path("forecasts/<int:forecast_id>/", forecasts.forecast_page, name="forecast"),
+    path("forecasts/<int:forecast_id>/graph/", forecasts.forecast_graph_page, name="forecast_graph"),
     path("methods/", public.methods, name="methods"),
     path("signup/", accounts.signup, name="signup"),
     path("dashboard/", accounts.dashboard, name="dashboard"),

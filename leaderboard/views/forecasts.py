@@ -6,7 +6,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
+from grading.graph_view import forecast_overlay
 from grading.models import HindsightGraph
+from grading.views import hindsight_context
 from ingestion.models import Question
 from leaderboard.grade_display import grade_versions
 from leaderboard.models import Forecast, Grade
@@ -38,9 +40,7 @@ def forecast_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
     status = grade_status(forecast=forecast, grade=current)
     grades_visible = staff or question.is_revealed
     graph_exists = grades_visible and HindsightGraph.objects.filter(question=question, is_current=True).exists()
-    overlay_url = (
-        f"{reverse('grading:hindsight', args=[question.pk])}?forecast={forecast.pk}#graph" if graph_exists else ""
-    )
+    overlay_url = f"{reverse('leaderboard:forecast_graph', args=[forecast.pk])}#graph" if graph_exists else ""
     versions = grade_versions(grades) if grades_visible else []
     return render(
         request,
@@ -55,3 +55,15 @@ def forecast_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
             "overlay_url": overlay_url,
         },
     )
+
+
+def forecast_graph_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
+    """The question's hindsight graph with this forecast's events and its grade's matches overlaid."""
+    forecast = get_object_or_404(Forecast.objects.select_related("agent", "question"), pk=forecast_id)
+    context = hindsight_context(request, forecast.question)  # 404 unless revealed (or staff) with a graph
+    grade = Grade.objects.filter(forecast=forecast, is_current=True).first()
+    context["graph_payload"]["overlay"] = forecast_overlay(
+        forecast_graph=forecast.graph, grade_details=grade.details if grade else {}, agent=forecast.agent.name
+    )
+    context["overlay_forecast"] = forecast
+    return render(request, "grading/hindsight.html", context)
