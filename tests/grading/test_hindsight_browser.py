@@ -7,12 +7,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from grading.models import EventReview, HindsightGraph
 from grading.services import event_review, hindsight_build
 from ingestion.models import Market, PricePoint
-from playwright.sync_api import expect
-
 from tests.browser import login, screenshot
 from tests.factories import UserFactory
 from tests.grading.corpus import T0, make_corpus, make_question, resolve
