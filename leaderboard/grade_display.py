@@ -30,11 +30,17 @@ def _yes_no(value: bool | None) -> str:
     return "—" if value is None else ("yes" if value else "no")
 
 
-def _prf(prefix: str, p: float | None, r: float | None, f1: float | None) -> list[Score]:
+def _pct(value: float | None, scale: float) -> str:
+    return "—" if value is None else f"{value * scale:.1f}%"
+
+
+def _prf(prefix: str, p: float | None, r: float | None, f1: float | None, *, scale: float) -> list[Score]:
+    """Precision, recall and F1 as percentages: relation scores are stored x100 (MIRAI's convention),
+    open-ended ones as fractions; both read on one scale here."""
     return [
-        Score(f"{prefix}P", _f(p), "precision"),
-        Score(f"{prefix}R", _f(r), "recall"),
-        Score(f"{prefix}F1", _f(f1), "F1 score"),
+        Score(f"{prefix}P", _pct(p, scale), "precision"),
+        Score(f"{prefix}R", _pct(r, scale), "recall"),
+        Score(f"{prefix}F1", _pct(f1, scale), "F1 score"),
     ]
 
 
@@ -101,14 +107,14 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         first = rel.get("first_level") or {}
         second = rel.get("second_level") or {}
         return [
-            *_prf("1st ", first.get("precision"), first.get("recall"), grade.first_level_f1),
-            *_prf("2nd ", second.get("precision"), second.get("recall"), grade.second_level_f1),
+            *_prf("1st ", first.get("precision"), first.get("recall"), grade.first_level_f1, scale=1.0),
+            *_prf("2nd ", second.get("precision"), second.get("recall"), grade.second_level_f1, scale=1.0),
             Score("KL bin", _f(grade.kl_binary), "KL divergence over the verbal/material classes; 0 best"),
             Score("KL quad", _f(grade.kl_quad), "KL divergence over the four quad classes; 0 best"),
         ]
     if question_type == "open_ended":
         return [
-            *_prf("", grade.open_precision, grade.open_recall, grade.open_f1),
+            *_prf("", grade.open_precision, grade.open_recall, grade.open_f1, scale=100.0),
             Score("Judge", judge_name(grade)),
         ]
     return []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard.views import accounts, forecast_form, forecasts, public, teams
+from leaderboard.views import accounts, calibration, forecast_form, forecasts, public, teams
 
 app_name = "leaderboard"
 
@@ -12,6 +12,7 @@ urlpatterns = [
     path("", public.home, name="home"),
     path("leaderboard/", public.leaderboard, name="leaderboard"),
     path("leaderboard.csv", public.leaderboard_csv, name="leaderboard_csv"),
+    path("leaderboard/calibration/", calibration.calibration, name="calibration"),
     path("agents/<slug:slug>/", public.agent_page, name="agent_public"),
     path("questions/", public.questions_list, name="questions"),
     path("questions/<int:question_id>/", public.question_page, name="question"),

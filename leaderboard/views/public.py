@@ -31,6 +31,7 @@ from ingestion.models import PricePoint, Question
 from leaderboard import charts
 from leaderboard import standings as maths
 from leaderboard.models import Agent, Grade
+from leaderboard.selectors.calibration import REVEALED, pair_of
 from leaderboard.selectors.grades import matcher_settings
 from leaderboard.selectors.questions import (
     outcome_texts_for_grades,
@@ -49,10 +50,6 @@ from leaderboard.selectors.standings import (
     top_agents,
 )
 from leaderboard.services.standings import cached_for_version
-
-REVEALED = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
-    Q(forecast__question__track=Question.Track.LIVE) | Q(forecast__question__outcome_published_at__isnull=False)
-)
 
 
 def _page_number(request: HttpRequest) -> int:
@@ -207,22 +204,6 @@ def leaderboard_json(request: HttpRequest) -> HttpResponse:
 # ------------------------------------------------------------------------------------ agent page
 
 
-def _binary_pairs(grades: list[Grade]) -> list[tuple[float, int]]:
-    """(P(yes), outcome) of graded binary forecasts; the outcome follows from the grade's correctness."""
-    pairs: list[tuple[float, int]] = []
-    for g in grades:
-        q = g.forecast.question
-        if q.type != Question.Type.BINARY or g.correct is None:
-            continue
-        try:
-            p = float(g.forecast.prediction.get("probability"))
-        except (AttributeError, TypeError, ValueError):
-            continue
-        predicted_yes = p >= 0.5
-        pairs.append((p, int(predicted_yes == bool(g.correct))))
-    return pairs
-
-
 def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
     agent = get_object_or_404(Agent.objects.select_related("team"), slug=slug)
     grades = list(
@@ -232,10 +213,14 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("-forecast__received_at")
     )
     scored = [g for g in grades if not g.void]
-    pairs = _binary_pairs(scored)
+    pairs = [
+        pair for g in scored if g.forecast.question.type == Question.Type.BINARY and (pair := pair_of(g)) is not None
+    ]
     bins = charts.calibration_bins(pairs)
     reliability = charts.reliability_svg(
-        bins, title=f"Reliability diagram of {agent.name}: forecast probability against observed frequency"
+        bins,
+        title=f"Reliability diagram of {agent.name}: forecast probability against observed frequency",
+        empty_hint="Dots appear as binary forecasts resolve.",
     )
     # Scores per axis over time: monthly means of the question's resolution month (forecast month as fallback).
     monthly: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
