@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard.views import accounts, calibration, forecast_form, forecasts, public, teams
+from leaderboard.views import accounts, calibration, data, forecast_form, forecasts, public, teams
 
 app_name = "leaderboard"
 
@@ -19,6 +19,8 @@ urlpatterns = [
     path("forecasts/<int:forecast_id>/", forecasts.forecast_page, name="forecast"),
     path("forecasts/<int:forecast_id>/graph/", forecasts.forecast_graph_page, name="forecast_graph"),
     path("methods/", public.methods, name="methods"),
+    path("data/", data.data_page, name="data"),
+    path("data/<slug:name>.<str:fmt>", data.data_download, name="data_download"),
     path("signup/", accounts.signup, name="signup"),
     path("dashboard/", accounts.dashboard, name="dashboard"),
     path("teams/new/", teams.team_new, name="team_new"),
