@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import django_filters
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Case, Q, QuerySet, Value, When
 
 from ingestion.models import Question, Resolution
 from leaderboard.models import Forecast, Grade
@@ -94,3 +95,31 @@ def outcome_texts_for_grades(grades: list[Grade]) -> dict[int, str]:
         else "—"
         for g in grades
     }
+
+
+SAMPLE_FIRST = Case(When(origin=Question.Origin.SAMPLE, then=Value(0)), default=Value(1))
+
+
+def question_search(qs: QuerySet[Question], text: str) -> QuerySet[Question]:
+    """Questions whose title holds every word of ``text`` (``#12`` or ``12`` also finds question 12)."""
+    text = text.strip()
+    if not text:
+        return qs
+    number = text.lstrip("#")
+    by_id = Q(pk=int(number)) if number.isdigit() and len(number) <= 18 else Q(pk__in=[])
+    words = Q()
+    for word in text.split():
+        words &= Q(title__icontains=word)
+    return qs.filter(by_id | words)
+
+
+def forecastable_questions(*, replay_statuses: Sequence[str], search: str = "", qtype: str = "") -> QuerySet[Question]:
+    """Questions a forecast can be submitted on now (live and open, replay in ``replay_statuses``),
+    the fictional sample world's first, then by deadline."""
+    qs = Question.objects.filter(
+        Q(track=Question.Track.LIVE, status=Question.Status.OPEN)
+        | Q(track=Question.Track.REPLAY, status__in=list(replay_statuses))
+    )
+    if qtype in Question.Type.values:
+        qs = qs.filter(type=qtype)
+    return question_search(qs, search).order_by(SAMPLE_FIRST, "track", "close_at", "id")

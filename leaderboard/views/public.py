@@ -9,12 +9,13 @@ import math
 from collections import defaultdict
 from dataclasses import fields
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -34,9 +35,11 @@ from leaderboard.models import Agent, Grade
 from leaderboard.selectors.calibration import REVEALED, pair_of
 from leaderboard.selectors.grades import matcher_settings
 from leaderboard.selectors.questions import (
+    SAMPLE_FIRST,
     outcome_texts_for_grades,
     question_forecast_rows,
     question_resolutions_visible,
+    question_search,
 )
 from leaderboard.selectors.standings import (
     METRIC_LABELS,
@@ -262,17 +265,26 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def questions_list(request: HttpRequest) -> HttpResponse:
+    """Filterable list of questions. With no filter it opens on the questions open for forecasts,
+    the fictional sample world's first (they resolve within minutes on the demo), soonest deadline
+    first; ``status=any`` lists every status."""
     qs = Question.objects.exclude(status=Question.Status.DRAFT)
-    filters = {}
-    for param, lookup, allowed in (
-        ("status", "status", Question.Status.values),
-        ("track", "track", Question.Track.values),
-        ("type", "type", Question.Type.values),
-        ("origin", "origin", Question.Origin.values),
+    filters: dict[str, str] = {}
+    defaulted = not any(k in request.GET for k in ("status", "track", "type", "origin", "domain", "q"))
+    status = "open" if defaulted else request.GET.get("status", "")
+    if status in Question.Status.values:
+        qs = qs.filter(status=status)
+        filters["status"] = status
+    elif status == "any":
+        filters["status"] = "any"
+    for param, allowed in (
+        ("track", Question.Track.values),
+        ("type", Question.Type.values),
+        ("origin", Question.Origin.values),
     ):
         value = request.GET.get(param, "")
         if value in allowed:
-            qs = qs.filter(**{lookup: value})
+            qs = qs.filter(**{param: value})
             filters[param] = value
     domain = request.GET.get("domain", "").strip()
     if domain:
@@ -280,18 +292,27 @@ def questions_list(request: HttpRequest) -> HttpResponse:
         filters["domain"] = domain
     search = request.GET.get("q", "").strip()
     if search:
-        qs = qs.filter(title__icontains=search)
+        qs = question_search(qs, search)
         filters["q"] = search
-    page = Paginator(qs.order_by("-close_at", "-id"), 50).get_page(request.GET.get("page"))
+    deadline = "close_at" if status == Question.Status.OPEN else "-close_at"
+    page = Paginator(qs.order_by(SAMPLE_FIRST, deadline, "-id"), 50).get_page(request.GET.get("page"))
+    open_by_origin = dict(
+        Question.objects.filter(status=Question.Status.OPEN)
+        .values_list("origin")
+        .annotate(n=Count("id"))
+        .values_list("origin", "n")
+    )
     return render(
         request,
         "leaderboard/questions.html",
         {
             "page": page,
             "filters": filters,
-            "query": "&".join(f"{k}={v}" for k, v in filters.items()),
+            "defaulted": defaulted,
+            "query": urlencode(filters),
             "choices": filter_choices(),
             "statuses": [c for c in Question.Status.choices if c[0] != Question.Status.DRAFT],
+            "open_by_origin": [(v, label, open_by_origin.get(v, 0)) for v, label in Question.Origin.choices],
         },
     )
 
