@@ -26,6 +26,11 @@ def _f(value: float | None, digits: int = 3) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
+def _g(value: float | None) -> str:
+    """A quantity in its own magnitude: 14,321 or 0.0125, not 14321.000."""
+    return "—" if value is None else f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
 def _yes_no(value: bool | None) -> str:
     return "—" if value is None else ("yes" if value else "no")
 
@@ -84,7 +89,7 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         if kind == "interval":
             scores = [Score("Interval holds", _yes_no(grade.correct), "the value lies in the interval")]
             if q.get("interval_width") is not None:
-                scores.append(Score("Width", _f(q["interval_width"], 3)))
+                scores.append(Score("Width", _g(q["interval_width"])))
         elif kind in ("quantile", "quantiles") or grade.pinball is not None:
             scores = [
                 Score("Pinball", _f(grade.pinball), "mean quantile loss; 0 best"),
@@ -93,7 +98,7 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         else:
             scores = [Score("Point within 10%", _yes_no(grade.correct))]
         if q.get("absolute_error") is not None:
-            scores.append(Score("Abs. error", _f(q["absolute_error"], 3)))
+            scores.append(Score("Abs. error", _g(q["absolute_error"])))
         return scores
     if question_type == "timeframe":
         scores = [Score("Exact period", _yes_no(grade.correct))]

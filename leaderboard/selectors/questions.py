@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Case, Q, QuerySet, Value, When
 
 from ingestion.models import Question, Resolution
+from ingestion.services.sources import SAMPLE_WORLD_OPTION
 from leaderboard.models import Forecast, Grade
 
 
@@ -97,7 +98,14 @@ def outcome_texts_for_grades(grades: list[Grade]) -> dict[int, str]:
     }
 
 
-SAMPLE_FIRST = Case(When(origin=Question.Origin.SAMPLE, then=Value(0)), default=Value(1))
+# The fictional sample world's questions: its storylines' own, and those its markets' pollers created.
+SAMPLE_WORLD = Q(origin=Question.Origin.SAMPLE) | Q(market__source__options__has_key=SAMPLE_WORLD_OPTION)
+SAMPLE_FIRST = Case(When(SAMPLE_WORLD, then=Value(0)), default=Value(1))
+
+
+def sample_first(qs: QuerySet[Question], *then: str) -> QuerySet[Question]:
+    """``qs`` with ``sample_rank`` (0 for the sample world's questions) ordered by it, then ``then``."""
+    return qs.annotate(sample_rank=SAMPLE_FIRST).order_by("sample_rank", *then)
 
 
 def question_search(qs: QuerySet[Question], text: str) -> QuerySet[Question]:
@@ -122,4 +130,4 @@ def forecastable_questions(*, replay_statuses: Sequence[str], search: str = "", 
     )
     if qtype in Question.Type.values:
         qs = qs.filter(type=qtype)
-    return question_search(qs, search).order_by(SAMPLE_FIRST, "track", "close_at", "id")
+    return sample_first(question_search(qs, search), "track", "close_at", "id")

@@ -35,11 +35,12 @@ from leaderboard.models import Agent, Grade
 from leaderboard.selectors.calibration import REVEALED, pair_of
 from leaderboard.selectors.grades import matcher_settings
 from leaderboard.selectors.questions import (
-    SAMPLE_FIRST,
+    SAMPLE_WORLD,
     outcome_texts_for_grades,
     question_forecast_rows,
     question_resolutions_visible,
     question_search,
+    sample_first,
 )
 from leaderboard.selectors.standings import (
     METRIC_LABELS,
@@ -270,7 +271,7 @@ def questions_list(request: HttpRequest) -> HttpResponse:
     first; ``status=any`` lists every status."""
     qs = Question.objects.exclude(status=Question.Status.DRAFT)
     filters: dict[str, str] = {}
-    defaulted = not any(k in request.GET for k in ("status", "track", "type", "origin", "domain", "q"))
+    defaulted = not any(k in request.GET for k in ("status", "track", "type", "origin", "domain", "q", "world"))
     status = "open" if defaulted else request.GET.get("status", "")
     if status in Question.Status.values:
         qs = qs.filter(status=status)
@@ -290,17 +291,18 @@ def questions_list(request: HttpRequest) -> HttpResponse:
     if domain:
         qs = qs.filter(domain=domain)
         filters["domain"] = domain
+    if request.GET.get("world") == "sample":
+        qs = qs.filter(SAMPLE_WORLD)
+        filters["world"] = "sample"
     search = request.GET.get("q", "").strip()
     if search:
         qs = question_search(qs, search)
         filters["q"] = search
     deadline = "close_at" if status == Question.Status.OPEN else "-close_at"
-    page = Paginator(qs.order_by(SAMPLE_FIRST, deadline, "-id"), 50).get_page(request.GET.get("page"))
+    page = Paginator(sample_first(qs, deadline, "-id"), 50).get_page(request.GET.get("page"))
+    open_now = Question.objects.filter(status=Question.Status.OPEN)
     open_by_origin = dict(
-        Question.objects.filter(status=Question.Status.OPEN)
-        .values_list("origin")
-        .annotate(n=Count("id"))
-        .values_list("origin", "n")
+        open_now.exclude(SAMPLE_WORLD).values_list("origin").annotate(n=Count("id")).values_list("origin", "n")
     )
     return render(
         request,
@@ -312,7 +314,10 @@ def questions_list(request: HttpRequest) -> HttpResponse:
             "query": urlencode(filters),
             "choices": filter_choices(),
             "statuses": [c for c in Question.Status.choices if c[0] != Question.Status.DRAFT],
-            "open_by_origin": [(v, label, open_by_origin.get(v, 0)) for v, label in Question.Origin.choices],
+            "open_sample": open_now.filter(SAMPLE_WORLD).count(),
+            "open_by_origin": [
+                (v, label, open_by_origin.get(v, 0)) for v, label in Question.Origin.choices if v != "sample"
+            ],
         },
     )
 

@@ -24,7 +24,7 @@ def test_default_view_is_open_questions_sample_world_first(client: Client) -> No
     page = client.get("/questions/").content.decode()
     assert "Already resolved" not in page
     assert page.index(sample.title) < page.index(market.title)
-    assert 'id="default-view"' in page and "Sample world (fictional) (1)" in page
+    assert 'id="default-view"' in page and "Sample world, fictional (1)" in page
     everything = client.get("/questions/?status=any").content.decode()
     assert "Already resolved" in everything and 'id="default-view"' not in everything
 

@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.django_db]
 CASES: list[tuple[str, dict[str, Any], Any, list[str], str]] = [
     ("binary", {"probability": 0.7}, False, ["Brier", "0.490", "Log"], "No"),
     ("multiple_choice", {"probabilities": {"Yes": 0.5, "No": 0.3, "Maybe": 0.2}}, "No", ["Brier", "Correct"], "No"),
-    ("quantity", {"interval": [10, 20]}, 15.0, ["Interval holds", "yes", "Width"], "15 USD"),
+    ("quantity", {"interval": [10, 20]}, 15.0, ["Interval holds", "yes", "Width", "10"], "15 USD"),
     ("quantity", {"quantiles": {"0.1": 5, "0.5": 14, "0.9": 30}}, 15.0, ["Pinball", "10-90% holds"], "15 USD"),
     (
         "timeframe",
