@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from ingestion.fields import PayloadJSONField
+from ingestion.outcomes import outcome_text
 
 
 class Source(models.Model):
@@ -261,8 +260,14 @@ class Resolution(models.Model):
         return f"{self.question_id} v{self.version} {self.kind}"
 
     @property
-    def outcome_display(self) -> Any:
-        return self.outcome
+    def outcome_display(self) -> str:
+        """The outcome in words (an annulment or withdrawal says so instead)."""
+        if self.kind == self.Kind.ANNUL:
+            return "Annulled"
+        if self.kind == self.Kind.UNRESOLVE:
+            return "Withdrawn (no outcome)"
+        question = self.question
+        return outcome_text(question.type, self.outcome, unit=question.unit, granularity=question.granularity)
 
 
 class NewsCluster(models.Model):

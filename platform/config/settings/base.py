@@ -123,6 +123,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# Project assets, vendored libraries included (static/vendor/README.md lists versions and licences).
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -251,6 +253,8 @@ HINDSIGHT_MATCHER_DATE_WINDOW_DAYS = env_int("HINDSIGHT_MATCHER_DATE_WINDOW_DAYS
 HINDSIGHT_MATCHER_BM25_WEIGHT = env_float("HINDSIGHT_MATCHER_BM25_WEIGHT", 0.6)
 HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT = env_float("HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT", 0.4)
 HINDSIGHT_KEY_EVENTS_TOP_K = env_int("HINDSIGHT_KEY_EVENTS_TOP_K", 5)
+# Licence stated on the open-data exports (/data/); imported questions keep their source's licence.
+HINDSIGHT_DATA_LICENCE = os.environ.get("HINDSIGHT_DATA_LICENCE", "CC BY-SA 4.0")
 # Event matcher: "hybrid" (BM25 + token F1, the default) or "semantic" (all-MiniLM-L6-v2 cosine; needs
 # pip install -r requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
 HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "hybrid")
