@@ -34,7 +34,12 @@ class BadSignature(Exception):
 
 
 def verify_signature(
-    *, secret: str, headers: Mapping[str, str], body: bytes, now: float | None = None, tolerance: int = TOLERANCE_SECONDS
+    *,
+    secret: str,
+    headers: Mapping[str, str],
+    body: bytes,
+    now: float | None = None,
+    tolerance: int = TOLERANCE_SECONDS,
 ) -> str:
     """Check a delivery; returns its delivery id, or raises BadSignature.
 
@@ -92,7 +97,7 @@ def make_handler(
     seen = SeenDeliveries()
 
     class DeliveryHandler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             try:
                 delivery_id = verify_signature(secret=secret, headers=dict(self.headers.items()), body=body)

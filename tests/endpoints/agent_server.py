@@ -15,12 +15,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-
-import pytest
 
 from examples.endpoint_agent import BadSignature, verify_signature
 
@@ -72,7 +70,7 @@ class AgentServer:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 try:
@@ -118,12 +116,3 @@ class AgentServer:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-@pytest.fixture
-def agent_server() -> Iterator[AgentServer]:
-    server = AgentServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from endpoints.services.registration import IssuedSecret, endpoint_register
-from tests.endpoints.agent_server import AgentServer, agent_server  # noqa: F401  (fixture)
+from tests.endpoints.agent_server import AgentServer
+
+
+@pytest.fixture
+def agent_server() -> Iterator[AgentServer]:
+    """A forecasting agent's endpoint on 127.0.0.1 (see tests/endpoints/agent_server.py)."""
+    server = AgentServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture
