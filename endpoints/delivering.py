@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -136,7 +138,9 @@ def _service_error_text(exc: Exception) -> str:
     return f"the answer was refused ({status} {payload['code']}): {payload['message']}"
 
 
-def _interpret(*, delivery: Delivery, exchange: HttpExchange, started_at: datetime, url: str) -> AttemptResult:
+def _interpret(
+    *, delivery: Delivery, exchange: HttpExchange, started_at: datetime, url: str, clock: Callable[[], datetime]
+) -> AttemptResult:
     base = AttemptResult(
         outcome=DeliveryAttempt.Outcome.ANSWERED,
         started_at=started_at,
@@ -171,18 +175,27 @@ def _interpret(*, delivery: Delivery, exchange: HttpExchange, started_at: dateti
         return _refused(base, f"the answer is not JSON ({exc}): {_clip(raw.decode('utf-8', 'replace'), 120)}")
     if not isinstance(answer, dict):
         return _refused(base, "the answer must be a JSON object (a forecast body), or empty to answer later")
-    return _store_answer(delivery=delivery, answer=answer, base=base, now=timezone.now())
+    return _store_answer(delivery=delivery, answer=answer, base=base, now=clock())
 
 
 def delivery_run(*, delivery_id: str, now: datetime | None = None) -> RunReport:
-    """Make one attempt of a due delivery; a delivery not due or already taken is left alone."""
+    """Make one attempt of a due delivery; a delivery not due or already taken is left alone.
+
+    ``now`` is when the attempt starts; later instants (the answer, the record) are ``now`` plus
+    the time the attempt took.
+    """
     now = now or timezone.now()
+    ticks = time.monotonic()
+
+    def clock() -> datetime:
+        return now + timedelta(seconds=time.monotonic() - ticks)
+
     claimed = delivery_claim(delivery_id=delivery_id, now=now)
     if claimed is None:
         return RunReport(delivery_id=str(delivery_id), status="skipped")
     delivery = claimed.delivery
     allow_loopback = settings.HINDSIGHT_DELIVERY_ALLOW_LOOPBACK
-    started_at = timezone.now()
+    started_at = clock()
     try:
         secret = secret_decrypt(claimed.secret_ciphertext)
         problem = endpoint_address_problem(claimed.url, allow_loopback=allow_loopback)
@@ -205,8 +218,8 @@ def delivery_run(*, delivery_id: str, now: datetime | None = None) -> RunReport:
             max_bytes=settings.HINDSIGHT_DELIVERY_MAX_RESPONSE_BYTES,
             now=started_at,
         )
-        result = _interpret(delivery=delivery, exchange=exchange, started_at=started_at, url=claimed.url)
-    status = delivery_attempt_record(claimed=claimed, result=result, now=timezone.now())
+        result = _interpret(delivery=delivery, exchange=exchange, started_at=started_at, url=claimed.url, clock=clock)
+    status = delivery_attempt_record(claimed=claimed, result=result, now=clock())
     if status is None:
         logger.warning(
             "delivery %s: the claim was taken over during the attempt; its result is not recorded", delivery.pk
