@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from celery import current_app, shared_task
+from celery import current_app, current_task, shared_task
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -21,10 +21,24 @@ from endpoints.models import Delivery
 from endpoints.selectors import deliveries_due, delivery_next_due_for_agent
 from endpoints.services.deliveries import deliveries_offer_live, deliveries_reclaim_stale
 
+DELIVER_TASK = "endpoints.tasks.deliver_question"
+
 
 def _in_process() -> bool:
-    """Tasks run in-process (the embedded default): no broker to send to."""
-    return bool(current_app.conf.task_always_eager)
+    """No broker to send to: tasks run in-process (the embedded default, and the test suite).
+
+    A worker consuming a broker counts as having one even where its settings say tasks run
+    in-process (the test settings do): the task it is running was not run eagerly.
+    """
+    if not current_app.conf.task_always_eager:
+        return False
+    running = current_task
+    return not (running and running.request and not running.request.is_eager)
+
+
+def _send(delivery_id: str, *, countdown: float | None = None) -> None:
+    # By name through the broker (routed to the deliver queue), never run inline.
+    current_app.send_task(DELIVER_TASK, args=[delivery_id], countdown=countdown)
 
 
 def dispatch_deliveries(delivery_ids: Iterable[uuid.UUID | str]) -> None:
@@ -37,10 +51,10 @@ def dispatch_deliveries(delivery_ids: Iterable[uuid.UUID | str]) -> None:
     ids = [str(i) for i in delivery_ids]
     if not ids or _in_process():
         return
-    transaction.on_commit(lambda: [deliver_question.delay(i) for i in ids])
+    transaction.on_commit(lambda: [_send(i) for i in ids])
 
 
-@shared_task(name="endpoints.tasks.deliver_question", acks_late=True)
+@shared_task(name=DELIVER_TASK, acks_late=True)
 def deliver_question(delivery_id: str) -> dict[str, Any]:
     """One attempt of one delivery; a duplicate message finds it claimed or not due and does nothing."""
     report = delivery_run(delivery_id=delivery_id)
@@ -50,11 +64,11 @@ def deliver_question(delivery_id: str) -> dict[str, Any]:
         if delivery and delivery["status"] == Delivery.Status.PENDING and delivery["next_attempt_at"]:
             # The retry, at its backoff; if this message is lost the sweeper sends it when due.
             wait = max(0.0, (delivery["next_attempt_at"] - now).total_seconds())
-            deliver_question.apply_async((delivery_id,), countdown=wait)
+            _send(delivery_id, countdown=wait)
         # This attempt freed one of the agent's slots: start its next waiting delivery.
         waiting = delivery_next_due_for_agent(agent_id=report.agent_id, now=now)
         if waiting is not None and str(waiting) != delivery_id:
-            deliver_question.delay(str(waiting))
+            _send(str(waiting))
     return report.as_dict()
 
 
@@ -80,5 +94,5 @@ def sweep_deliveries() -> dict[str, int]:
             delivery_run(delivery_id=str(delivery_id))
     else:
         for delivery_id in due:
-            deliver_question.delay(str(delivery_id))
+            _send(str(delivery_id))
     return {"offered": len(offered), "reclaimed": reclaimed, "started": len(due)}
