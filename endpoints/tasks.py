@@ -51,7 +51,11 @@ def dispatch_deliveries(delivery_ids: Iterable[uuid.UUID | str]) -> None:
     ids = [str(i) for i in delivery_ids]
     if not ids or _in_process():
         return
-    transaction.on_commit(lambda: [_send(i) for i in ids])
+    def send_all() -> None:
+        for delivery_id in ids:
+            _send(delivery_id)
+
+    transaction.on_commit(send_all)
 
 
 @shared_task(name=DELIVER_TASK, acks_late=True)
