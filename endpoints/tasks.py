@@ -51,6 +51,7 @@ def dispatch_deliveries(delivery_ids: Iterable[uuid.UUID | str]) -> None:
     ids = [str(i) for i in delivery_ids]
     if not ids or _in_process():
         return
+
     def send_all() -> None:
         for delivery_id in ids:
             _send(delivery_id)

@@ -19,7 +19,7 @@ from leaderboard.models import Agent
 from tests.endpoints.agent_server import AgentServer, Received, Reply
 from tests.leaderboard.api_support import live_question
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.dual_db]
 
 FORECAST = {"prediction": {"probability": 0.6}}
 

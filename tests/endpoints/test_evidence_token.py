@@ -17,7 +17,7 @@ from leaderboard.services.forecasts import replay_session_open
 from tests.factories import T0, ArticleFactory
 from tests.leaderboard.api_support import live_question, replay_question
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.dual_db]
 
 SEARCH = "/api/v1/evidence/articles/"
 

@@ -19,7 +19,7 @@ from leaderboard.models import Agent, Forecast
 from tests.endpoints.agent_server import AgentServer, Reply
 from tests.factories import QuestionFactory
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.dual_db]
 
 
 def test_an_opened_question_is_delivered_once(

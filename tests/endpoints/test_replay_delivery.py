@@ -20,7 +20,7 @@ from tests.endpoints.agent_server import AgentServer, Received, Reply
 from tests.factories import T0, ArticleFactory
 from tests.leaderboard.api_support import replay_question
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.dual_db]
 
 
 def test_replay_delivery_is_answered_with_a_forecast(

@@ -20,7 +20,7 @@ from leaderboard.models import Agent, Forecast
 from tests.endpoints.agent_server import AgentServer, Received, Reply
 from tests.leaderboard.api_support import live_question
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.dual_db]
 
 
 def test_a_duplicate_task_delivery_does_nothing(agent: Agent, endpoint: Any, agent_server: AgentServer) -> None:
