@@ -103,7 +103,8 @@ def _store_answer(*, delivery: Delivery, answer: dict[str, Any], base: AttemptRe
     expected = {"question": delivery.question_id, "session": str(delivery.session_id) if delivery.session_id else None}
     for name in _DELIVERY_FIELDS:
         if answer.get(name) is not None and str(answer[name]) != str(expected[name]):
-            return _refused(base, f"the answer was refused: {name}: this delivery is for {name} {expected[name]}")
+            wanted = f"is for {name} {expected[name]}" if expected[name] is not None else f"takes no {name}"
+            return _refused(base, f"the answer was refused: {name}: this delivery {wanted}")
     # The platform's key: one delivery stores at most one forecast, whatever the agent sends.
     body = {**answer, **expected, "idempotency_key": delivery.idempotency_key}
     try:
