@@ -11,14 +11,16 @@ any transaction, and the result is recorded in another short one, conditional on
 from __future__ import annotations
 
 import random
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, OperationalError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -27,6 +29,8 @@ from ingestion.models import Question
 from leaderboard.models import Agent
 from leaderboard.services.errors import ForecastConflict, NotFound
 from leaderboard.services.forecasts import REPLAY_OFFERED_STATUSES, replay_session_open
+
+T = TypeVar("T")
 
 FAILURES = frozenset(
     {
@@ -165,7 +169,6 @@ def _cancel(*, delivery_id: uuid.UUID, reason: str, now: datetime) -> None:
     )
 
 
-@transaction.atomic
 def delivery_claim(*, delivery_id: uuid.UUID | str, now: datetime) -> ClaimedDelivery | None:
     """Take a due delivery for one attempt, or None: not due, taken, or the agent is at its limit.
 
@@ -181,7 +184,19 @@ def delivery_claim(*, delivery_id: uuid.UUID | str, now: datetime) -> ClaimedDel
         return None
     if delivery.next_attempt_at is not None and delivery.next_attempt_at > now:
         return None
-    endpoint = AgentEndpoint.objects.select_for_update().filter(agent_id=delivery.agent_id).first()
+    return _sqlite_retry(lambda: _claim(delivery=delivery, now=now))
+
+
+@transaction.atomic
+def _claim(*, delivery: Delivery, now: datetime) -> ClaimedDelivery | None:
+    endpoints = AgentEndpoint.objects.filter(agent_id=delivery.agent_id)
+    if connections[endpoints.db].vendor == "sqlite":
+        # SQLite has no row locks: take the database's write lock with the transaction's first
+        # statement (a transaction that read first cannot write once another has).
+        endpoints.update(max_concurrency=F("max_concurrency"))
+        endpoint = endpoints.first()
+    else:
+        endpoint = endpoints.select_for_update().first()
     if endpoint is None or not endpoint.is_active:
         _cancel(delivery_id=delivery.pk, reason="the endpoint was removed or paused", now=now)
         return None
@@ -205,6 +220,19 @@ def delivery_claim(*, delivery_id: uuid.UUID | str, now: datetime) -> ClaimedDel
         url=endpoint.url,
         secret_ciphertext=endpoint.secret_ciphertext,
     )
+
+
+def _sqlite_retry(work: Callable[[], T], *, tries: int = 20) -> T:
+    """Run a short transaction again while SQLite reports the database locked by another writer
+    (past its busy timeout, or at once for a shared-cache database); other errors pass through."""
+    for attempt in range(1, tries + 1):
+        try:
+            return work()
+        except OperationalError as exc:
+            if "locked" not in str(exc) or attempt == tries:
+                raise
+            time.sleep(0.02 * attempt)
+    raise AssertionError("unreachable")
 
 
 def _is_uuid(value: uuid.UUID | str) -> bool:
@@ -239,11 +267,15 @@ def delivery_backoff_seconds(*, attempt: int, retry_after_seconds: float | None 
     return wait
 
 
-@transaction.atomic
 def delivery_attempt_record(
     *, claimed: ClaimedDelivery, result: AttemptResult, now: datetime
 ) -> Delivery.Status | None:
     """Log the attempt and move the delivery on; None (and nothing written) if the claim was lost."""
+    return _sqlite_retry(lambda: _record(claimed=claimed, result=result, now=now))
+
+
+@transaction.atomic
+def _record(*, claimed: ClaimedDelivery, result: AttemptResult, now: datetime) -> Delivery.Status | None:
     failed = result.outcome in FAILURES
     max_attempts = settings.HINDSIGHT_DELIVERY_MAX_ATTEMPTS
     updates: dict[str, object] = {"claim": None, "claimed_at": None}
