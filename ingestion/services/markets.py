@@ -54,6 +54,7 @@ from ingestion.pgcopy import (
     staging_table,
 )
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
+from ingestion.selectors.questions import question_current_resolutions
 from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
 from ingestion.services.sources import PollReport, register_poller
 
@@ -674,7 +675,7 @@ def market_questions_sync(
     result = QuestionSyncResult()
     qids = {question_external_id(platform=r.platform, external_id=r.external_id): r for r in records}
     questions = {q.external_id: q for q in Question.objects.filter(external_id__in=_many(qids)).only(*_SYNC_FIELDS)}
-    currents = _current_resolutions([q.pk for q in questions.values()])
+    currents = question_current_resolutions(q.pk for q in questions.values())
     new_questions: list[dict[str, Any]] = []
     relink: list[tuple[int, int]] = []
     to_sync: list[tuple[int, MarketRecord]] = []
@@ -747,18 +748,6 @@ def _insert_questions(prepared: _PreparedQuestions) -> None:
         return
     with connection.cursor() as cursor:
         copy_rows(cursor, table=Question._meta.db_table, columns=prepared.columns, rows=prepared.rows)
-
-
-def _current_resolutions(question_ids: list[int]) -> dict[int, Resolution]:
-    """Each question's current (latest) resolution, in one query."""
-    if not question_ids:
-        return {}
-    latest = (
-        Resolution.objects.filter(question_id__in=question_ids)
-        .annotate(rank=Window(RowNumber(), partition_by=[F("question_id")], order_by=F("version").desc()))
-        .filter(rank=1)
-    )
-    return {r.question_id: r for r in latest}
 
 
 def _needs_change(*, question: Question, record: MarketRecord, current: Resolution | None) -> bool:
