@@ -32,7 +32,7 @@ class Source(models.Model):
     last_error = models.TextField(blank=True)
     # What the last successful poll read only with a warning (a feed recovered by feedparser's
     # loose parser, markets on hold); empty when it read everything cleanly.
-    last_warning = models.TextField(blank=True)
+    last_warning = models.TextField(blank=True, default="", db_default="")
     # Conditional GET validators of the last successful fetch.
     etag = models.CharField(max_length=500, blank=True)
     last_modified = models.CharField(max_length=100, blank=True)
@@ -61,7 +61,7 @@ class Article(models.Model):
     content_hash = models.CharField(max_length=64, unique=True)
     # The feed's own identifier of the entry (RSS guid, Atom id, JSON Feed id), when it has one:
     # two posts under one permalink with different identifiers are different posts.
-    guid = models.CharField(max_length=1000, blank=True)
+    guid = models.CharField(max_length=1000, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["-published_at", "id"]
@@ -92,7 +92,7 @@ class Market(models.Model):
     bettors = models.IntegerField(null=True, blank=True)
     raw = PayloadJSONField(default=dict, blank=True)
     # Why the market's answer is on hold (e.g. closed without a settlement price); empty otherwise.
-    hold_reason = models.CharField(max_length=300, blank=True)
+    hold_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
     # Hash of the stored values and raw payload: a poll skips a market whose hash is unchanged
     # without loading or re-serialising its payload. Empty for rows stored before it existed.
     content_hash = models.CharField(max_length=64, blank=True)
