@@ -89,10 +89,10 @@ def parse_feed(content: bytes, *, base_url: str = "", headers: Mapping[str, str]
         raise FeedParseError("not an RSS, Atom or JSON feed (no <rss>, <rdf:RDF> or <feed> root element)")
     warning = ""
     if _is_bad(parsed):
-        exc = parsed.get("bozo_exception")
-        get_line = getattr(exc, "getLineNumber", None)
+        problem = parsed.get("bozo_exception")
+        get_line = getattr(problem, "getLineNumber", None)
         where = f" at line {get_line()}" if callable(get_line) else ""
-        warning = f"malformed XML{where}: {_describe(exc)}"
+        warning = f"malformed XML{where}: {_describe(problem)}"
     entries = list(parsed.get("entries", []))
     unfinished = bool(warning and entries and _ends_inside_an_entry(content))
     if unfinished:
@@ -177,7 +177,7 @@ def _is_web_url(value: str) -> bool:
     return value.startswith(("http://", "https://"))
 
 
-def _entry_link(entry: Any) -> str:
+def entry_link(entry: Any) -> str:
     """The entry's own address: FeedBurner's original link, else the alternate link, else a
     permalink guid, else (a podcast episode, say) its enclosure."""
     origin = str(entry.get("feedburner_origlink") or "").strip()
@@ -208,7 +208,7 @@ def _entry_to_article(
     title = html_to_text(str(entry.get("title") or "")) or first_sentence(summary or body)
     if not title:
         return None, "missing title"
-    link = _entry_link(entry)
+    link = entry_link(entry)
     if not link:
         return None, "missing link"
     if base_url:

@@ -267,12 +267,13 @@ def _merge_markets(round_: Round, incoming: list[_Incoming], *, report: ImportRe
             "close_at": question.market_close,
             "raw": dict(question.item),
         }
-        market = stored.get(key)
-        if market is None:
-            market = Market(platform=Market.Platform.FORECASTBENCH, external_id=key, status="open", **values)
-            create.append(market)
-            stored[key] = market
+        found = stored.get(key)
+        if found is None:
+            new = Market(platform=Market.Platform.FORECASTBENCH, external_id=key, status="open", **values)
+            create.append(new)
+            stored[key] = new
             continue
+        market = found
         merged = dict(values)
         if not _earlier(question.freeze, market.raw):
             # The stored payload comes from an earlier (or the same) round: it stays.
@@ -369,7 +370,7 @@ def _merge_questions(
     if create:
         Question.objects.bulk_create(create, batch_size=500)
         if any(q.pk is None for q in create):
-            pks = {}
+            pks: dict[str | None, int] = {}
             for chunk in _chunks([q.external_id or "" for q in create]):
                 pks.update(Question.objects.filter(external_id__in=chunk).values_list("external_id", "pk"))
             for question in create:
