@@ -73,6 +73,12 @@ def _fail(where: str, key: str, message: str) -> ValidationError:
     return ValidationError(f"{where}: field '{key}': {message}")
 
 
+def question_title(text: str) -> str:
+    """A ForecastBench question's first paragraph, as a title (at most 1,000 characters)."""
+    first = text.strip().split("\n\n", 1)[0].strip()
+    return first if len(first) <= 1000 else first[:999] + "…"
+
+
 def midnight(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=UTC)
 
@@ -240,3 +246,42 @@ def _read_resolution_set(
             raise _fail(where, "resolved_to", f"{value} is not 0 or 1 for a resolved question.")
         out.setdefault((str(item["source"]), item["id"]), {})[day] = ResolutionRow(day, item["resolved"], value)
     return out
+
+
+@dataclass
+class ImportReport:
+    questions_created: int = 0
+    questions_updated: int = 0
+    questions_unchanged: int = 0
+    replay: int = 0
+    live: int = 0
+    resolutions_added: int = 0
+    markets_created: int = 0
+    markets_updated: int = 0
+    prices_created: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def changed(self) -> bool:
+        return bool(
+            self.questions_created
+            or self.questions_updated
+            or self.resolutions_added
+            or self.markets_created
+            or self.markets_updated
+            or self.prices_created
+        )
+
+    def summary(self) -> str:
+        text = (
+            f"questions: {self.questions_created} created, {self.questions_updated} updated, "
+            f"{self.questions_unchanged} unchanged ({self.replay} replay, {self.live} live); "
+            f"resolutions: {self.resolutions_added} added; "
+            f"markets: {self.markets_created} created, {self.markets_updated} updated; "
+            f"price points: {self.prices_created} created"
+        )
+        if self.skipped:
+            text += "; skipped: " + ", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items()))
+        if not self.changed:
+            text += ". Nothing changed (already imported)."
+        return text

@@ -2,6 +2,16 @@
 
 from django.db import migrations, models
 
+from ingestion.selectors.evidence import sqlite_fts_schema
+
+
+def restore_sqlite_search_triggers(apps, schema_editor):
+    """SQLite adds a NOT NULL column by remaking the table, which drops the triggers that keep the
+    full-text index in sync: create them again (the rows, and so the index, are unchanged)."""
+    if schema_editor.connection.vendor == "sqlite":
+        for statement in sqlite_fts_schema():
+            schema_editor.execute(statement)
+
 
 class Migration(migrations.Migration):
 
@@ -15,6 +25,7 @@ class Migration(migrations.Migration):
             name='guid',
             field=models.CharField(blank=True, db_default='', default='', max_length=1000),
         ),
+        migrations.RunPython(restore_sqlite_search_triggers, migrations.RunPython.noop, elidable=False),
         migrations.AddField(
             model_name='market',
             name='hold_reason',

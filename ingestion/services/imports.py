@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -39,62 +39,22 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from ingestion.forecastbench import Round, RoundQuestion, midnight, read_round
-from ingestion.models import Market, PricePoint, Question, Resolution
+from ingestion.forecastbench import ImportReport, Round, RoundQuestion, midnight, question_title, read_round
+from ingestion.models import Market, Question, Resolution
 from ingestion.selectors.questions import CHUNK, question_current_resolutions
+from ingestion.services.forecastbench_markets import latest, merge_markets, store_prices, sync_market_status
 from ingestion.services.questions import NewResolution, question_data_clean, questions_resolve_many
 
 LICENCE = "CC BY-SA 4.0"
 LICENCE_URL = "https://creativecommons.org/licenses/by-sa/4.0/"
 REPOSITORY_URL = "https://github.com/forecastingresearch/forecastbench-datasets"
-PRICE_OUTCOME = "Yes"
 AUTHOR = "import"
 CONFLICT = "resolutions that contradict the stored outcome (kept; resolve by hand)"
 OTHER_ROUND = "dataset questions already imported from another round (kept)"
-PRICE_KEPT = "price points that differ from the stored one (kept)"
 # Question fields the round's text decides (taken from the round that opened the question).
 TEXT_FIELDS = ("title", "resolution_criteria", "background", "domain", "provenance_url", "attribution")
 
 Progress = Callable[[str], None]
-
-
-@dataclass
-class ImportReport:
-    questions_created: int = 0
-    questions_updated: int = 0
-    questions_unchanged: int = 0
-    replay: int = 0
-    live: int = 0
-    resolutions_added: int = 0
-    markets_created: int = 0
-    markets_updated: int = 0
-    prices_created: int = 0
-    skipped: Counter[str] = field(default_factory=Counter)
-
-    @property
-    def changed(self) -> bool:
-        return bool(
-            self.questions_created
-            or self.questions_updated
-            or self.resolutions_added
-            or self.markets_created
-            or self.markets_updated
-            or self.prices_created
-        )
-
-    def summary(self) -> str:
-        text = (
-            f"questions: {self.questions_created} created, {self.questions_updated} updated, "
-            f"{self.questions_unchanged} unchanged ({self.replay} replay, {self.live} live); "
-            f"resolutions: {self.resolutions_added} added; "
-            f"markets: {self.markets_created} created, {self.markets_updated} updated; "
-            f"price points: {self.prices_created} created"
-        )
-        if self.skipped:
-            text += "; skipped: " + ", ".join(f"{n} {why}" for why, n in sorted(self.skipped.items()))
-        if not self.changed:
-            text += ". Nothing changed (already imported)."
-        return text
 
 
 @dataclass
@@ -105,11 +65,6 @@ class _Incoming:
     resolution: tuple[bool, datetime] | None
     dataset: bool
     market_key: str = ""
-
-
-def _title(text: str) -> str:
-    first = text.strip().split("\n\n", 1)[0].strip()
-    return first if len(first) <= 1000 else first[:999] + "…"
 
 
 def _details(text: str, title: str) -> str:
@@ -154,7 +109,7 @@ def _incoming(round_: Round, *, names: tuple[str, str]) -> Iterable[_Incoming]:
         rows = round_.resolutions.get((question.source, question.id), {})
         common = _common(question, round_=round_, names=names)
         if question.is_market:
-            title = _title(item["question"])
+            title = question_title(item["question"])
             details = _details(item["question"], title)
             criteria = item["resolution_criteria"].strip()
             data = {
@@ -183,7 +138,7 @@ def _incoming(round_: Round, *, names: tuple[str, str]) -> Iterable[_Incoming]:
         freeze_note = f"Value at the freeze ({question.freeze.date().isoformat()}): {value}. {explanation}".strip()
         for day in question.resolution_dates:
             text = _fill(item["question"], due=due, resolution_date=day)
-            title = _title(text)
+            title = question_title(text)
             criteria = _fill(item["resolution_criteria"], due=due, resolution_date=day).strip()
             at = midnight(day)
             data = {
@@ -236,89 +191,17 @@ def forecastbench_import(
     report = ImportReport(skipped=Counter(round_.skipped))
     incoming = list(_incoming(round_, names=(question_set_name, resolution_set_name)))
     say(f"read {len(round_.questions)} ForecastBench questions: {len(incoming)} Hindsight questions to merge")
-    markets = _merge_markets(round_, incoming, report=report)
+    markets = merge_markets(round_, report=report)
     say(f"markets: {report.markets_created} created, {report.markets_updated} updated")
     questions = _merge_questions(incoming, markets=markets, report=report, now=now, say=say)
-    _store_prices(round_, markets=markets, report=report)
-    _sync_market_status(markets, questions=questions)
+    store_prices(round_, markets=markets, report=report)
+    sync_market_status(markets, questions=questions)
     return report
 
 
 def _chunks(values: list[str]) -> Iterable[list[str]]:
     for start in range(0, len(values), CHUNK):
         yield values[start : start + CHUNK]
-
-
-def _merge_markets(round_: Round, incoming: list[_Incoming], *, report: ImportReport) -> dict[str, Market]:
-    """The forecastbench markets of this round's market questions, created or merged."""
-    by_key = {f"{q.source}:{q.id}": q for q in round_.questions if q.is_market}
-    stored: dict[str, Market] = {}
-    for keys in _chunks(list(by_key)):
-        for market in Market.objects.filter(platform=Market.Platform.FORECASTBENCH, external_id__in=keys):
-            stored[market.external_id] = market
-    create: list[Market] = []
-    update: list[Market] = []
-    for key, question in by_key.items():
-        values = {
-            "title": _title(question.item["question"]),
-            "outcomes": ["Yes", "No"],
-            "url": question.item["url"][:1000],
-            "open_at": question.market_open,
-            "close_at": question.market_close,
-            "raw": dict(question.item),
-        }
-        found = stored.get(key)
-        if found is None:
-            new = Market(platform=Market.Platform.FORECASTBENCH, external_id=key, status="open", **values)
-            create.append(new)
-            stored[key] = new
-            continue
-        market = found
-        merged = dict(values)
-        if not _earlier(question.freeze, market.raw):
-            # The stored payload comes from an earlier (or the same) round: it stays.
-            merged.update(title=market.title, url=market.url, open_at=market.open_at, raw=market.raw)
-        merged["close_at"] = _latest(market.close_at, question.market_close)
-        changes = {k: v for k, v in merged.items() if getattr(market, k) != v}
-        if changes:
-            for k, v in changes.items():
-                setattr(market, k, v)
-            update.append(market)
-    if create:
-        Market.objects.bulk_create(create, batch_size=500)
-        if any(m.pk is None for m in create):
-            ids = dict(
-                Market.objects.filter(
-                    platform=Market.Platform.FORECASTBENCH, external_id__in=[m.external_id for m in create]
-                ).values_list("external_id", "pk")
-            )
-            for market in create:
-                market.pk = ids[market.external_id]
-    if update:
-        stamp = timezone.now()
-        for market in update:
-            market.updated_at = stamp
-        Market.objects.bulk_update(update, ["title", "url", "open_at", "close_at", "raw", "updated_at"], batch_size=500)
-    report.markets_created += len(create)
-    report.markets_updated += len(update)
-    return stored
-
-
-def _earlier(freeze: datetime, raw: Mapping[str, Any]) -> bool:
-    """Whether a round frozen at ``freeze`` precedes the one whose payload ``raw`` is stored."""
-    stored = raw.get("freeze_datetime") if isinstance(raw, Mapping) else None
-    try:
-        stored_at = datetime.fromisoformat(str(stored))
-    except ValueError:
-        return True
-    if stored_at.tzinfo is None:
-        return True
-    return freeze < stored_at
-
-
-def _latest(*values: datetime | None) -> datetime | None:
-    known = [v for v in values if v is not None]
-    return max(known) if known else None
 
 
 def _merge_questions(
@@ -436,48 +319,9 @@ def _merge_question(
             target.update(track=Question.Track.REPLAY, close_at=values["close_at"])
     if question.track == Question.Track.LIVE and "track" not in target:
         # Still live: the latest deadline any round gives.
-        target["close_at"] = _latest(question.close_at, values["close_at"])
-    target["resolve_by"] = _latest(question.resolve_by, values.get("resolve_by"))
+        target["close_at"] = latest(question.close_at, values["close_at"])
+    target["resolve_by"] = latest(question.resolve_by, values.get("resolve_by"))
     changed = {name for name, value in target.items() if getattr(question, name) != value}
     for name in changed:
         setattr(question, name, target[name])
     return changed, resolution
-
-
-def _store_prices(round_: Round, *, markets: Mapping[str, Market], report: ImportReport) -> None:
-    """Each round's freeze value at its freeze time, and unresolved rows' values at their dates."""
-    wanted: dict[tuple[int, datetime], float] = {}
-    for question in round_.questions:
-        if not question.is_market or question.freeze_value is None:
-            continue
-        market_id = markets[f"{question.source}:{question.id}"].pk
-        wanted.setdefault((market_id, question.freeze), question.freeze_value)
-        for row in round_.resolutions.get((question.source, question.id), {}).values():
-            if not row.resolved and 0 <= row.value <= 1:
-                wanted.setdefault((market_id, midnight(row.resolution_date)), row.value)
-    if not wanted:
-        return
-    ids = sorted({market_id for market_id, _ in wanted})
-    stored: dict[tuple[int, datetime], float] = {}
-    for start in range(0, len(ids), CHUNK):
-        rows = PricePoint.objects.filter(market_id__in=ids[start : start + CHUNK], outcome=PRICE_OUTCOME)
-        stored.update(((m, t), p) for m, t, p in rows.values_list("market_id", "time", "probability"))
-    new = []
-    for key, probability in wanted.items():
-        if key not in stored:
-            new.append(PricePoint(market_id=key[0], outcome=PRICE_OUTCOME, time=key[1], probability=probability))
-        elif abs(stored[key] - probability) > 1e-12:
-            report.skipped[PRICE_KEPT] += 1
-    PricePoint.objects.bulk_create(new, batch_size=1000)
-    report.prices_created += len(new)
-
-
-def _sync_market_status(markets: Mapping[str, Market], *, questions: Mapping[str, Question]) -> None:
-    """A forecastbench market reads ``resolved`` once its question is resolved, ``open`` before."""
-    resolved: list[int] = []
-    for key, market in markets.items():
-        question = questions.get(f"forecastbench:{key}")
-        if question is not None and question.track == Question.Track.REPLAY and market.status != "resolved":
-            resolved.append(market.pk)
-    if resolved:
-        Market.objects.filter(pk__in=resolved).update(status="resolved", updated_at=timezone.now())
