@@ -187,8 +187,11 @@ class Grade(models.Model):
     source_precision = models.FloatField(null=True)
     source_recall = models.FloatField(null=True)
     leaks = models.PositiveIntegerField(null=True)
-    # Reasoning
-    key_event_recall = models.FloatField(null=True)
+    # Reasoning (all null when the reference did not pass its quality thresholds)
+    carried_graph = models.BooleanField(
+        null=True, help_text="Whether the forecast carried a graph; null when reasoning was not graded."
+    )
+    key_event_recall = models.FloatField(null=True, help_text="Null when the forecast carried no graph.")
     event_precision = models.FloatField(null=True)
     event_recall = models.FloatField(null=True)
     event_f1 = models.FloatField(null=True)
@@ -198,6 +201,12 @@ class Grade(models.Model):
     # a regrade is skipped for forecasts whose current grade already has the question's current key.
     inputs_key = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField()
+
+    @property
+    def ker_coverage(self) -> float | None:
+        """This grade's share in the standings' KER coverage: 1.0 with a forecast graph, 0.0 without,
+        None when reasoning was not graded (no hindsight graph passing the quality thresholds)."""
+        return None if self.carried_graph is None else float(self.carried_graph)
 
     class Meta:
         ordering = ["forecast", "-version"]
@@ -269,6 +278,10 @@ class Standing(models.Model):
     source_precision_n = models.PositiveIntegerField(default=0)
     key_event_recall = models.FloatField(null=True)
     key_event_recall_n = models.PositiveIntegerField(default=0)
+    # Share of the agent's forecasts graded against a hindsight graph that carried a graph of their own
+    # (KER is averaged over those only); its n counts the forecasts graded against a hindsight graph.
+    ker_coverage = models.FloatField(null=True)
+    ker_coverage_n = models.PositiveIntegerField(default=0)
     second_level_f1 = models.FloatField(null=True)
     second_level_f1_n = models.PositiveIntegerField(default=0)
     open_f1 = models.FloatField(null=True)

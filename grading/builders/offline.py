@@ -42,7 +42,12 @@ from urllib.parse import urlsplit
 
 from rank_bm25 import BM25Okapi
 
-from grading.builders.common import BuildContext, BuildError, BuildResult, tokens, words_set
+from grading.builders.common import BuildContext, BuildError, BuildResult, tokens
+
+
+def words_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
 from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, DraftEvent, DraftImpact, DraftLink, GraphDraft
 from grading.quality import Thresholds, check, delete_weak_links, is_included
 from ingestion.models import Article, Question

@@ -251,7 +251,8 @@ HINDSIGHT_MATCHER_DATE_WINDOW_DAYS = env_int("HINDSIGHT_MATCHER_DATE_WINDOW_DAYS
 HINDSIGHT_MATCHER_BM25_WEIGHT = env_float("HINDSIGHT_MATCHER_BM25_WEIGHT", 0.6)
 HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT = env_float("HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT", 0.4)
 HINDSIGHT_KEY_EVENTS_TOP_K = env_int("HINDSIGHT_KEY_EVENTS_TOP_K", 5)
-# Event matcher: "hybrid" (BM25 + token F1, the default) or "semantic" (all-MiniLM-L6-v2 cosine; needs
+# Event matcher: "hybrid" (BM25 + token F1, the default), "worldreasoner" (the public WorldReasoner
+# evaluator reproduced, to check a KER published with it) or "semantic" (all-MiniLM-L6-v2 cosine; needs
 # pip install -r requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
 HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "hybrid")
 HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD", 0.55)
