@@ -58,6 +58,7 @@ class BuildContext:
     resolution_version: int
     earliest: date
     latest: date
+    granularity: str = ""
 
     @classmethod
     def for_question(cls, question: Question, resolution: Resolution) -> BuildContext:
@@ -76,6 +77,7 @@ class BuildContext:
             resolution_version=resolution.version,
             earliest=(question.open_at - timedelta(days=settings.HINDSIGHT_GRAPH_LOOKBACK_DAYS)).date(),
             latest=t_res.date(),
+            granularity=question.granularity or "",
         )
 
 

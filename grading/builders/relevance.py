@@ -35,19 +35,21 @@ import snowballstemmer
 
 from ingestion.text import STOPWORDS, tokenize
 
-SEED_SHARE = 0.2
+SEED_SHARE = 0.1
+TOP_FOR_CORE = 5
 EXPAND_SIMILARITY = 0.3
 PREFIX_MIN = 5
 # Words that make a question, not its subject.
-QUESTION_WORDS = frozenset(
-    """will would which what who whom how many much when whether happen happens end ends take takes
-    towards toward relation relations coded fictional question resolve resolves resolved report reports
-    month months week weeks year years day days date quarter period number percent""".split()
-)
 MONTHS = frozenset(
     """january february march april may june july august september october november december
     monday tuesday wednesday thursday friday saturday sunday""".split()
 )
+# Words that make a question (its form, dates, resolution and direction), not its subject.
+_QUESTION_TEXT = """will would which what who whom how many much when whether happen happens end ends take takes
+    towards toward relation relations coded code codes cameo fictional question resolve resolves resolved
+    yes report reports month months week weeks year years day days date dates quarter period number percent
+    time utc calendar according first event events subject object after before until by above below up down
+    over under more most not no"""
 # Capitalised at the start of a sentence without naming anything.
 SENTENCE_STARTERS = frozenset(
     """after following despite amid because before since while although though as in on at for from
@@ -55,17 +57,19 @@ SENTENCE_STARTERS = frozenset(
     several both all no not breaking update report analysis""".split()
 )
 _STEMMER = snowballstemmer.stemmer("english")
+QUESTION_WORDS = frozenset(str(_STEMMER.stemWord(w)) for w in f"{_QUESTION_TEXT} {' '.join(MONTHS)}".split())
 _WORD = re.compile(r"[^\W_][\w'\u2019\-]*")
 
 
 @lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
+def stem_word(word: str) -> str:
+    """The Snowball stem of one lower-case word."""
     return str(_STEMMER.stemWord(word))
 
 
 def stems(text: str) -> list[str]:
     """Snowball stems of the project's tokens of ``text`` (stop words dropped)."""
-    return [_stem(t) for t in tokenize(text)]
+    return [stem_word(t) for t in tokenize(text)]
 
 
 def _is_capitalised(word: str) -> bool:
@@ -97,7 +101,7 @@ def entity_phrases(text: str, *, skip_title_case: bool = False) -> list[tuple[st
             lower = lower[:-2]
         if _is_capitalised(word) and not (at_start and lower in SENTENCE_STARTERS) and lower not in MONTHS:
             parts = [p for p in tokenize(lower) if p not in STOPWORDS]
-            run.extend(_stem(p) for p in parts)
+            run.extend(stem_word(p) for p in parts)
             continue
         if lower == "of" and run:
             continue  # "Reserve Bank of Maravia": keep the run open
@@ -111,39 +115,40 @@ def entity_phrases(text: str, *, skip_title_case: bool = False) -> list[tuple[st
 
 @dataclass(frozen=True)
 class SubjectTerms:
-    """The question's subject: weighted query stems and the entity stems an article must name."""
+    """The question's subject: entity phrases and key stems, each with its weight."""
 
-    weights: dict[str, float]
-    entity_stems: frozenset[str]
+    phrases: dict[tuple[str, ...], float]
+    keys: dict[str, float]
     title_entities: tuple[tuple[str, ...], ...]
 
     @classmethod
     def for_question(cls, *, title: str, criteria: str, background: str, options: Sequence[str] = ()) -> SubjectTerms:
-        title_entities = tuple(dict.fromkeys(entity_phrases(title)))
-        context_entities = [*entity_phrases(criteria), *entity_phrases(background)]
+        def clean(phrase: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple(s for s in phrase if s not in QUESTION_WORDS and not s.isdigit() and len(s) > 1)
+
+        title_entities = tuple(p for p in dict.fromkeys(clean(p) for p in entity_phrases(title)) if p)
+        phrases: dict[tuple[str, ...], float] = dict.fromkeys(title_entities, 3.0)
+        context = [*entity_phrases(criteria), *entity_phrases(background)]
         for option in options:
-            context_entities.extend(entity_phrases(option))
-        weights: dict[str, float] = {}
+            context.extend(entity_phrases(option))
+        for phrase in (clean(p) for p in context):
+            if phrase and not any(set(phrase) <= set(t) for t in title_entities):
+                phrases.setdefault(phrase, 1.5)
+        named = {s for phrase in phrases for s in phrase}
+        keys: dict[str, float] = {}
+        for text, weight in ((title, 2.0), (f"{criteria} {' '.join(options)}", 1.0), (background, 0.5)):
+            for stem in stems(text):
+                if stem not in QUESTION_WORDS and stem not in named and not stem.isdigit() and len(stem) > 1:
+                    keys.setdefault(stem, weight)
+        return cls(phrases=phrases, keys=keys, title_entities=title_entities)
 
-        def put(stem: str, weight: float) -> None:
-            if stem not in QUESTION_WORDS and not stem.isdigit() and len(stem) > 1:
-                weights[stem] = max(weights.get(stem, 0.0), weight)
-
-        entity_stems: set[str] = set()
-        for phrase in title_entities:
-            for s in phrase:
-                put(s, 3.0)
-                entity_stems.add(s)
-        for phrase in context_entities:
-            for s in phrase:
-                put(s, 1.5)
-                entity_stems.add(s)
-        for s in stems(title):
-            put(s, 2.0)
-        for s in stems(f"{criteria} {' '.join(options)}"):
-            put(s, 1.0)
-        entity_stems -= QUESTION_WORDS
-        return cls(weights=weights, entity_stems=frozenset(entity_stems), title_entities=title_entities)
+    @property
+    def weights(self) -> dict[str, float]:
+        out = dict(self.keys)
+        for phrase, weight in self.phrases.items():
+            for stem in phrase:
+                out[stem] = max(out.get(stem, 0.0), weight)
+        return out
 
 
 @dataclass
@@ -159,6 +164,7 @@ class Doc:
     stems: frozenset[str] = field(default_factory=frozenset)
     head: Counter[str] = field(default_factory=Counter)  # stems of the headline and lead
     entities: tuple[tuple[str, ...], ...] = ()
+    lowercase: frozenset[str] = frozenset()  # stems of the words it writes in lower case
     relevance: float = 0.0
 
     @classmethod
@@ -176,6 +182,7 @@ class Doc:
             entities=tuple(
                 dict.fromkeys([*entity_phrases(title, skip_title_case=True), *entity_phrases(f"{lead} {body}")])
             ),
+            lowercase=frozenset(stem_word(w.lower()) for w in _WORD.findall(f"{lead} {body}") if w[:1].islower()),
         )
 
 
@@ -187,12 +194,38 @@ def idf_of(documents: Iterable[Iterable[str]]) -> dict[str, float]:
     return {s: math.log(1 + n / c) for s, c in df.items()}
 
 
-def _hits(doc: Doc, query: Iterable[str], entity_stems: frozenset[str]) -> set[str]:
-    found = {q for q in query if q in doc.stems}
-    for q in query:
-        if q not in found and q in entity_stems and len(q) >= PREFIX_MIN and any(s.startswith(q) for s in doc.stems):
-            found.add(q)
-    return found
+def _present(stem: str, doc: Doc) -> bool:
+    return stem in doc.stems or (len(stem) >= PREFIX_MIN and any(s.startswith(stem) for s in doc.stems))
+
+
+@dataclass(frozen=True)
+class _Match:
+    score: float
+    keys: int  # key terms it contains
+    coverage: dict[tuple[str, ...], float]  # share of each phrase's weight the article names (1.0: named)
+
+
+def _match(
+    doc: Doc, subject: SubjectTerms, idf: dict[str, float], unknown: float, generic: frozenset[str]
+) -> _Match:
+    """How much of the question's subject ``doc`` names. An entity counts as named when the article
+    names one of its proper names (a word the window's articles never write in lower case, such as
+    *Maravia*) or at least half of its weight; ``coverage`` is 1.0 for a named entity."""
+    score = 0.0
+    keys = 0
+    coverage: dict[tuple[str, ...], float] = {}
+    for phrase, weight in subject.phrases.items():
+        total = sum(idf.get(s, unknown) for s in phrase)
+        found = sum(idf.get(s, unknown) for s in phrase if _present(s, doc))
+        share = found / total if total else 0.0
+        proper = any(s not in generic and _present(s, doc) for s in phrase)
+        coverage[phrase] = 1.0 if proper or share >= 0.5 else share
+        score += weight * found
+    for stem, weight in subject.keys.items():
+        if stem in doc.stems:
+            score += weight * idf.get(stem, unknown)
+            keys += 1
+    return _Match(score, keys, coverage)
 
 
 def cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:
@@ -207,26 +240,35 @@ def cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:
 
 def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
     """The relevant articles, each with its ``relevance`` set (module docstring), in input order."""
-    if not docs or not subject.weights:
+    if not docs or not (subject.phrases or subject.keys):
         return []
     idf = idf_of(d.stems for d in docs)
-    scores: dict[int, float] = {}
-    named: dict[int, bool] = {}
-    counts: dict[int, int] = {}
-    for doc in docs:
-        hits = _hits(doc, subject.weights, subject.entity_stems)
-        scores[doc.id] = sum(subject.weights[h] * idf.get(h, max(idf.values(), default=1.0)) for h in hits)
-        named[doc.id] = bool(hits & subject.entity_stems) or not subject.entity_stems
-        counts[doc.id] = len(hits)
-    best = max(scores.values(), default=0.0)
+    unknown = max(idf.values(), default=1.0)
+    generic = frozenset().union(*(d.lowercase for d in docs))
+    matches = {d.id: _match(d, subject, idf, unknown, generic) for d in docs}
+    best = max(m.score for m in matches.values())
     if best <= 0:
         return []
-    core = [d for d in docs if named[d.id] and counts[d.id] >= 2 and scores[d.id] >= SEED_SHARE * best]
+    # The core entity: the title entity the best-matching articles name most fully.
+    top = sorted(docs, key=lambda d: (-matches[d.id].score, d.id))[:TOP_FOR_CORE]
+    core_entity = max(
+        subject.title_entities or tuple(subject.phrases),
+        key=lambda p: sum(matches[d.id].coverage.get(p, 0.0) for d in top),
+        default=None,
+    )
+
+    def is_core(doc: Doc) -> bool:
+        m = matches[doc.id]
+        names = core_entity is None or m.coverage.get(core_entity, 0.0) >= 1.0
+        others = sum(m.coverage.get(p, 0.0) >= 1.0 for p in subject.title_entities if p != core_entity)
+        return names and (others >= 1 or m.keys >= 1) and m.score >= SEED_SHARE * best
+
+    core = [d for d in docs if is_core(d)]
     head_idf = idf_of(d.head for d in docs)
     kept: list[Doc] = []
     core_ids = {d.id for d in core}
     for doc in docs:
-        share = scores[doc.id] / best
+        share = matches[doc.id].score / best
         if doc.id in core_ids:
             doc.relevance = round(share, 4)
             kept.append(doc)
