@@ -12,7 +12,7 @@ clauses into Snowball stems. Within a clause:
   cue flips it.
 
 The **frame** is chosen from the question: *up/down* for questions about a level rising (or
-falling, flipped) and for quantities, *late/early* for timeframes, *cooperation/conflict* for
+falling, flipped), the same plus *support/oppose* and *early/late* for quantities, *late/early* for timeframes, *cooperation/conflict* for
 relations, and *support/oppose* otherwise, flipped when the question itself asks about an adverse
 event ("Will the launch be delayed?"). An event's score is the sum over its clauses; its sign,
 turned toward the resolved outcome (``alignment``), gives Positive or Negative; cues of both signs
@@ -270,7 +270,8 @@ class Target:
         if question_type == "quantity" and isinstance(outcome, int | float) and not isinstance(outcome, bool):
             base = baseline_number(background, float(outcome))
             sign = 0 if base is None or base == outcome else (1 if outcome > base else -1)
-            return cls(Frame("level", UP, DOWN), sign)
+            # A quantity moves with what helps or hinders it as well as with words of level.
+            return cls(Frame("quantity", UP | SUPPORT | EARLY, DOWN | OPPOSE | LATE), sign)
         if question_type == "timeframe":
             planned = planned_month(background)
             sign = 0

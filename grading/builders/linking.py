@@ -16,8 +16,9 @@ best-supported causes with ``s`` at least the round's minimum. Strength ``0.2 + 
 does not carry. Relation: *Triggers* (a cue, within three days), *Causes* (a cue), *Enables* (shared
 actors alone).
 
-Every event that moves the outcome (Positive or Negative) and causes no later event closes its chain
-with a link to the outcome node: *Causes* with strength ``+(0.1 + 0.8 r)`` when it supports the
+Chains are closed at the outcome node, latest events first: an event that moves the outcome
+(Positive or Negative) strongly enough to make an included link links to it, unless an event it
+causes already reaches the outcome; *Causes* with strength ``+(0.1 + 0.8 r)`` when it supports the
 resolved outcome, *Inhibits* with ``-(0.1 + 0.8 r)`` when it opposes it (``r`` its relevance), at the
 event's own confidence. Depth then follows the story: the longest chain of developments that share
 actors and end in the outcome.
@@ -135,14 +136,30 @@ def event_links(nodes: Sequence[Node], *, minimum: float) -> list[DraftLink]:
     return links
 
 
-def outcome_links(nodes: Sequence[Node], event_to_event: Sequence[DraftLink], outcome_key: str) -> list[DraftLink]:
-    """Each outcome-moving event that causes no later event closes its chain at the outcome node."""
-    causes = {link.source for link in event_to_event}
+def outcome_links(
+    nodes: Sequence[Node],
+    event_to_event: Sequence[DraftLink],
+    outcome_key: str,
+    *,
+    min_strength: float = 0.3,
+    min_confidence: float = 0.6,
+) -> list[DraftLink]:
+    """Close chains at the outcome node: latest first, an event that moves the outcome strongly enough
+    links to it unless one of the events it causes already reaches the outcome."""
+    children: dict[str, list[str]] = {}
+    for link in event_to_event:
+        children.setdefault(link.source, []).append(link.target)
+    reaches: dict[str, bool] = {}
     links: list[DraftLink] = []
-    for node in sorted(nodes, key=lambda n: (n.day, n.key)):
-        if node.key in causes or node.alignment == 0:
+    for node in sorted(nodes, key=lambda n: (n.day, n.key), reverse=True):
+        if any(reaches.get(child, False) for child in children.get(node.key, ())):
+            reaches[node.key] = True
             continue
         size = round(0.1 + 0.8 * node.relevance, 2)
+        strong = node.alignment != 0 and size >= min_strength and node.confidence >= min_confidence
+        reaches[node.key] = strong
+        if not strong:
+            continue
         supports_outcome = node.alignment > 0
         links.append(
             DraftLink(
@@ -152,10 +169,10 @@ def outcome_links(nodes: Sequence[Node], event_to_event: Sequence[DraftLink], ou
                 strength=size if supports_outcome else -size,
                 confidence=round(node.confidence, 2),
                 reasoning=(
-                    f"Offline builder: the last development of its chain; it "
+                    f"Offline builder: the last development of its chain that moves the outcome; it "
                     f"{'supports' if supports_outcome else 'opposes'} the resolved outcome (relevance {node.relevance:.2f})."
                 ),
                 evidence_ids=node.source_ids,
             )
         )
-    return links
+    return sorted(links, key=lambda link: link.source)

@@ -262,7 +262,14 @@ def build(
     report = check(draft, thresholds)
     for number, minimum in enumerate(rounds, start=1):
         between = event_links(nodes, minimum=minimum)
-        links = [*between, *outcome_links(nodes, between, "outcome")]
+        closing_links = outcome_links(
+            nodes,
+            between,
+            "outcome",
+            min_strength=thresholds.min_link_strength,
+            min_confidence=thresholds.min_link_confidence,
+        )
+        links = [*between, *closing_links]
         draft = delete_weak_links(GraphDraft(events=draft.events, links=tuple(links), explanation=draft.explanation), thresholds)
         report = check(draft, thresholds)
         log.append(
