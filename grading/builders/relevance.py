@@ -11,8 +11,10 @@ An article in the question's window is scored by the query terms it contains, ea
 rarity in the window (IDF) and its place (title entity 3, title key term 2, criteria or
 background term 1). It is relevant when
 
-* it names at least one of the question's entities and two query terms, with a score of at least
-  ``SEED_SHARE`` of the best article's (the *core* of the story), or
+* it names two of the question's title entities, or one and a key term, with a score of at least
+  ``SEED_SHARE`` of the best article's (the *core* of the story). An entity is named by one of its
+  proper names (a word the window's articles never write in lower case, such as *Maravia*) or by
+  at least half of its weight; or
 * its headline and lead are close to a core article's (cosine of IDF-weighted stems at least
   ``EXPAND_SIMILARITY``): reports of the same developments that do not name the subject.
 
@@ -36,7 +38,6 @@ import snowballstemmer
 from ingestion.text import STOPWORDS, tokenize
 
 SEED_SHARE = 0.1
-TOP_FOR_CORE = 5
 EXPAND_SIMILARITY = 0.3
 PREFIX_MIN = 5
 # Words that make a question, not its subject.
@@ -249,19 +250,16 @@ def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
     best = max(m.score for m in matches.values())
     if best <= 0:
         return []
-    # The core entity: the title entity the best-matching articles name most fully.
-    top = sorted(docs, key=lambda d: (-matches[d.id].score, d.id))[:TOP_FOR_CORE]
-    core_entity = max(
-        subject.title_entities or tuple(subject.phrases),
-        key=lambda p: sum(matches[d.id].coverage.get(p, 0.0) for d in top),
-        default=None,
-    )
+    entities = subject.title_entities or tuple(subject.phrases)
 
     def is_core(doc: Doc) -> bool:
         m = matches[doc.id]
-        names = core_entity is None or m.coverage.get(core_entity, 0.0) >= 1.0
-        others = sum(m.coverage.get(p, 0.0) >= 1.0 for p in subject.title_entities if p != core_entity)
-        return names and (others >= 1 or m.keys >= 1) and m.score >= SEED_SHARE * best
+        if m.score < SEED_SHARE * best:
+            return False
+        named = sum(m.coverage.get(p, 0.0) >= 1.0 for p in entities)
+        if not entities:
+            return m.keys >= 2
+        return named >= 2 or (named == 1 and m.keys >= 1)
 
     core = [d for d in docs if is_core(d)]
     head_idf = idf_of(d.head for d in docs)
