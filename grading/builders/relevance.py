@@ -11,7 +11,7 @@ An article in the question's window is scored by the query terms it contains, ea
 rarity in the window (IDF) and its place (title entity 3, title key term 2, criteria or
 background term 1). It is relevant when
 
-* it names two of the question's title entities, or one and a key term, with a score of at least
+* it names two of the question's entities, or one and a key term, with a score of at least
   ``SEED_SHARE`` of the best article's (the *core* of the story). An entity is named by one of its
   proper names (a word the window's articles never write in lower case, such as *Maravia*) or by
   at least half of its weight; or
@@ -132,9 +132,13 @@ class SubjectTerms:
         context = [*entity_phrases(criteria), *entity_phrases(background)]
         for option in options:
             context.extend(entity_phrases(option))
+        in_title = {s for t in title_entities for s in t}
         for phrase in (clean(p) for p in context):
-            if phrase and not any(set(phrase) <= set(t) for t in title_entities):
-                phrases.setdefault(phrase, 1.5)
+            # A context entity counts for what it adds to the title's ("Port Halden Dockworkers' Union"
+            # adds the union to "Port Halden").
+            extra = tuple(s for s in phrase if s not in in_title)
+            if extra:
+                phrases.setdefault(extra, 1.5)
         named = {s for phrase in phrases for s in phrase}
         keys: dict[str, float] = {}
         for text, weight in ((title, 2.0), (f"{criteria} {' '.join(options)}", 1.0), (background, 0.5)):
@@ -250,15 +254,13 @@ def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
     best = max(m.score for m in matches.values())
     if best <= 0:
         return []
-    entities = subject.title_entities or tuple(subject.phrases)
-
     def is_core(doc: Doc) -> bool:
         m = matches[doc.id]
         if m.score < SEED_SHARE * best:
             return False
-        named = sum(m.coverage.get(p, 0.0) >= 1.0 for p in entities)
-        if not entities:
+        if not subject.phrases:
             return m.keys >= 2
+        named = sum(share >= 1.0 for share in m.coverage.values())
         return named >= 2 or (named == 1 and m.keys >= 1)
 
     core = [d for d in docs if is_core(d)]
