@@ -7,9 +7,9 @@ Same corpus in, same graph out. In order:
    subject (its entities and key terms). None: no graph, the attempt is recorded as
    ``insufficient_evidence`` rather than a graph of unrelated stories.
 2. **Events.** Reports of one development are merged: headline-and-lead stems with an IDF-weighted
-   cosine of at least ``MERGE_SIMILARITY``, at most ``MERGE_DAYS`` apart. An event is dated on its
-   first report, titled by its most relevant report's headline, described by that report's lead, and
-   cites every report. Reports from the resolution day are the outcome node's sources. The
+   cosine of at least ``MERGE_SIMILARITY`` at most ``MERGE_DAYS`` apart, or of at least
+   ``MERGE_SIMILARITY_NEXT_DAY`` within a day. An event is dated on its
+   first report, titled by that report's headline, described by its lead, and cites every report. Reports from the resolution day are the outcome node's sources. The
    ``HINDSIGHT_GRAPH_MAX_EVENTS`` most relevant events are kept.
 3. **Direction** (:mod:`grading.builders.direction`): toward YES for binary questions, toward the
    resolved value, period, relations, option or gold events otherwise, read with negation and
@@ -46,6 +46,8 @@ from ingestion.periods import parse_period
 BUILDER_VERSION = "offline-2.0"
 MERGE_SIMILARITY = 0.5
 MERGE_DAYS = 3
+# Reports within a day of each other merge at a lower similarity (outlets word one development differently).
+MERGE_SIMILARITY_NEXT_DAY = 0.3
 BODY_CHARS = 1000
 LEAD_CHARS = 300
 # Least support of a causal link, per correction round.
@@ -83,11 +85,13 @@ class _Cluster:
 
     @property
     def best(self) -> Doc:
-        return min(self.docs, key=lambda d: (-d.relevance, d.published_at, d.id))
+        """The report that stands for the event: the first published (the plain news, before the
+        follow-ups and analyses), the most relevant among reports of the same minute."""
+        return min(self.docs, key=lambda d: (d.published_at, -d.relevance, d.id))
 
     @property
     def relevance(self) -> float:
-        return self.best.relevance
+        return max(d.relevance for d in self.docs)
 
     @property
     def outlets(self) -> int:
@@ -136,8 +140,9 @@ def _clusters(docs: list[Doc]) -> list[_Cluster]:
             (
                 c
                 for c in clusters
-                if abs((doc.published_at.date() - c.day).days) <= MERGE_DAYS
-                and max(cosine(doc.head, d.head, idf) for d in c.docs) >= MERGE_SIMILARITY
+                if (gap := abs((doc.published_at.date() - c.day).days)) <= MERGE_DAYS
+                and max(cosine(doc.head, d.head, idf) for d in c.docs)
+                >= (MERGE_SIMILARITY_NEXT_DAY if gap <= 1 else MERGE_SIMILARITY)
             ),
             None,
         )
