@@ -77,11 +77,11 @@ def _is_capitalised(word: str) -> bool:
     return word[:1].isupper() or (any(c.isdigit() for c in word) and any(c.isupper() for c in word))
 
 
-def entity_phrases(text: str, *, skip_title_case: bool = False) -> list[tuple[str, ...]]:
+def entity_phrases(text: str, *, skip_title_case: bool = False, context: str = "") -> list[tuple[str, ...]]:
     """Runs of capitalised words in ``text`` as stem tuples (*of* may join two runs).
 
-    A sentence's first word counts only when it is not a common sentence starter; months and
-    weekdays are never entities. With ``skip_title_case``, text whose words are nearly all
+    A sentence's first word counts only when the text (or ``context``) also capitalises it
+    mid-sentence, or the next word is capitalised too; months and weekdays are never entities. With ``skip_title_case``, text whose words are nearly all
     capitalised (a Title Case headline) yields nothing.
     """
     words = _WORD.findall(text)
@@ -89,20 +89,31 @@ def entity_phrases(text: str, *, skip_title_case: bool = False) -> list[tuple[st
         long_words = [w for w in words if len(w) > 3]
         if long_words and sum(_is_capitalised(w) for w in long_words) >= 0.7 * len(long_words):
             return []
+    matches = list(_WORD.finditer(text))
+    starts: list[bool] = []
+    last_end = 0
+    for match in matches:
+        gap = text[last_end : match.start()]
+        starts.append(last_end == 0 or any(c in ".!?:\n" for c in gap))
+        last_end = match.end()
+    # A capitalised word that opens a sentence names something only when the text also capitalises
+    # it mid-sentence, or the next word is capitalised too ("Reserve Bank of ...").
+    mid_sentence = {m.group(0).lower() for m, start in zip(matches, starts, strict=True) if not start and _is_capitalised(m.group(0))}
+    if context:
+        mid_sentence |= {w.lower() for w in _WORD.findall(context) if _is_capitalised(w)}
     phrases: list[tuple[str, ...]] = []
     run: list[str] = []
-    last_end = 0
-    for match in _WORD.finditer(text):
+    for k, match in enumerate(matches):
         word = match.group(0)
-        gap = text[last_end : match.start()]
-        at_start = last_end == 0 or any(c in ".!?:\n" for c in gap)
-        last_end = match.end()
         lower = word.lower().replace("\u2019", "'")
         if lower.endswith("'s"):
             lower = lower[:-2]
-        if _is_capitalised(word) and not (at_start and lower in SENTENCE_STARTERS) and lower not in MONTHS:
-            parts = [p for p in tokenize(lower) if p not in STOPWORDS]
-            run.extend(stem_word(p) for p in parts)
+        capitalised = _is_capitalised(word) and lower not in MONTHS
+        if capitalised and starts[k] and not run:
+            following = k + 1 < len(matches) and not starts[k + 1] and _is_capitalised(matches[k + 1].group(0))
+            capitalised = lower not in SENTENCE_STARTERS and (word.lower() in mid_sentence or following)
+        if capitalised:
+            run.extend(stem_word(p) for p in tokenize(lower) if p not in STOPWORDS)
             continue
         if lower == "of" and run:
             continue  # "Reserve Bank of Maravia": keep the run open
@@ -127,11 +138,12 @@ class SubjectTerms:
         def clean(phrase: tuple[str, ...]) -> tuple[str, ...]:
             return tuple(s for s in phrase if s not in QUESTION_WORDS and not s.isdigit() and len(s) > 1)
 
-        title_entities = tuple(p for p in dict.fromkeys(clean(p) for p in entity_phrases(title)) if p)
+        everything = f"{title} {criteria} {background}"
+        title_entities = tuple(p for p in dict.fromkeys(clean(p) for p in entity_phrases(title, context=everything)) if p)
         phrases: dict[tuple[str, ...], float] = dict.fromkeys(title_entities, 3.0)
-        context = [*entity_phrases(criteria), *entity_phrases(background)]
+        context = [*entity_phrases(criteria, context=everything), *entity_phrases(background, context=everything)]
         for option in options:
-            context.extend(entity_phrases(option))
+            context.extend(entity_phrases(option, context=everything))
         in_title = {s for t in title_entities for s in t}
         for phrase in (clean(p) for p in context):
             # A context entity counts for what it adds to the title's ("Port Halden Dockworkers' Union"
@@ -185,7 +197,12 @@ class Doc:
             stems=frozenset(stems(text)),
             head=Counter(stems(f"{title}. {lead}")),
             entities=tuple(
-                dict.fromkeys([*entity_phrases(title, skip_title_case=True), *entity_phrases(f"{lead} {body}")])
+                dict.fromkeys(
+                    [
+                        *entity_phrases(title, skip_title_case=True, context=f"{lead} {body}"),
+                        *entity_phrases(f"{lead} {body}"),
+                    ]
+                )
             ),
             lowercase=frozenset(stem_word(w.lower()) for w in _WORD.findall(f"{lead} {body}") if w[:1].islower()),
         )
