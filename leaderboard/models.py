@@ -202,18 +202,18 @@ class Grade(models.Model):
     inputs_key = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField()
 
-    @property
-    def ker_coverage(self) -> float | None:
-        """This grade's share in the standings' KER coverage: 1.0 with a forecast graph, 0.0 without,
-        None when reasoning was not graded (no hindsight graph passing the quality thresholds)."""
-        return None if self.carried_graph is None else float(self.carried_graph)
-
     class Meta:
         ordering = ["forecast", "-version"]
         constraints = [
             models.UniqueConstraint(fields=["forecast", "version"], name="grade_unique_version"),
             models.UniqueConstraint(fields=["forecast"], condition=Q(is_current=True), name="grade_one_current"),
         ]
+
+    @property
+    def ker_coverage(self) -> float | None:
+        """This grade's share in the standings' KER coverage: 1.0 with a forecast graph, 0.0 without,
+        None when reasoning was not graded (no hindsight graph passing the quality thresholds)."""
+        return None if self.carried_graph is None else float(self.carried_graph)
 
 
 class QuestionGradingState(models.Model):

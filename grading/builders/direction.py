@@ -223,7 +223,21 @@ _MONTH_YEAR = re.compile(
 _MONTH_NUMBER = {
     m: i
     for i, m in enumerate(
-        "january february march april may june july august september october november december".split(), start=1
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
     )
 }
 
@@ -282,7 +296,9 @@ class Target:
             relations = outcome.get("relations", {}) if isinstance(outcome, dict) else {}
             cooperative = sum(1 for code in relations if str(code)[:2] <= "08")
             conflictual = len(relations) - cooperative
-            return cls(Frame("relations", COOPERATE, CONFLICT), (cooperative > conflictual) - (cooperative < conflictual))
+            return cls(
+                Frame("relations", COOPERATE, CONFLICT), (cooperative > conflictual) - (cooperative < conflictual)
+            )
         if question_type == "multiple_choice":
             return cls(None, 0, (str(outcome),), tuple(o for o in options if o != outcome))
         gold = tuple(str(g) for g in outcome) if isinstance(outcome, list) else (str(outcome),)

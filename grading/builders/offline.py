@@ -113,6 +113,9 @@ def _window_docs(ctx: BuildContext) -> list[Doc]:
     )
     docs = []
     for r in rows:
+        published = r["published_at"]
+        if published is None:  # excluded by the query; keeps the type honest
+            continue
         summary, body = r["summary"] or "", r["body"] or ""
         docs.append(
             Doc.make(
@@ -121,7 +124,7 @@ def _window_docs(ctx: BuildContext) -> list[Doc]:
                 lead=_lead(summary, body),
                 body=f"{summary} {body}"[:BODY_CHARS],
                 host=urlsplit(r["url"]).hostname or r["url"],
-                published_at=r["published_at"],
+                published_at=published,
             )
         )
     if not docs:
@@ -275,7 +278,9 @@ def build(
             min_confidence=thresholds.min_link_confidence,
         )
         links = [*between, *closing_links]
-        draft = delete_weak_links(GraphDraft(events=draft.events, links=tuple(links), explanation=draft.explanation), thresholds)
+        draft = delete_weak_links(
+            GraphDraft(events=draft.events, links=tuple(links), explanation=draft.explanation), thresholds
+        )
         report = check(draft, thresholds)
         log.append(
             {

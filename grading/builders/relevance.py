@@ -42,8 +42,27 @@ EXPAND_SIMILARITY = 0.3
 PREFIX_MIN = 5
 # Words that make a question, not its subject.
 MONTHS = frozenset(
-    """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday""".split()
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
 )
 # Words that make a question (its form, dates, resolution and direction), not its subject.
 _QUESTION_TEXT = """will would which what who whom how many much when whether happen happens end ends take takes
@@ -53,9 +72,51 @@ _QUESTION_TEXT = """will would which what who whom how many much when whether ha
     over under more most not no"""
 # Capitalised at the start of a sentence without naming anything.
 SENTENCE_STARTERS = frozenset(
-    """after following despite amid because before since while although though as in on at for from
-    two three four five six seven eight nine ten first second third last new more most some many
-    several both all no not breaking update report analysis""".split()
+    [
+        "after",
+        "following",
+        "despite",
+        "amid",
+        "because",
+        "before",
+        "since",
+        "while",
+        "although",
+        "though",
+        "as",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "first",
+        "second",
+        "third",
+        "last",
+        "new",
+        "more",
+        "most",
+        "some",
+        "many",
+        "several",
+        "both",
+        "all",
+        "no",
+        "not",
+        "breaking",
+        "update",
+        "report",
+        "analysis",
+    ]
 )
 _STEMMER = snowballstemmer.stemmer("english")
 QUESTION_WORDS = frozenset(str(_STEMMER.stemWord(w)) for w in f"{_QUESTION_TEXT} {' '.join(MONTHS)}".split())
@@ -98,7 +159,11 @@ def entity_phrases(text: str, *, skip_title_case: bool = False, context: str = "
         last_end = match.end()
     # A capitalised word that opens a sentence names something only when the text also capitalises
     # it mid-sentence, or the next word is capitalised too ("Reserve Bank of ...").
-    mid_sentence = {m.group(0).lower() for m, start in zip(matches, starts, strict=True) if not start and _is_capitalised(m.group(0))}
+    mid_sentence = {
+        m.group(0).lower()
+        for m, start in zip(matches, starts, strict=True)
+        if not start and _is_capitalised(m.group(0))
+    }
     if context:
         mid_sentence |= {w.lower() for w in _WORD.findall(context) if _is_capitalised(w)}
     phrases: list[tuple[str, ...]] = []
@@ -139,7 +204,9 @@ class SubjectTerms:
             return tuple(s for s in phrase if s not in QUESTION_WORDS and not s.isdigit() and len(s) > 1)
 
         everything = f"{title} {criteria} {background}"
-        title_entities = tuple(p for p in dict.fromkeys(clean(p) for p in entity_phrases(title, context=everything)) if p)
+        title_entities = tuple(
+            p for p in dict.fromkeys(clean(p) for p in entity_phrases(title, context=everything)) if p
+        )
         phrases: dict[tuple[str, ...], float] = dict.fromkeys(title_entities, 3.0)
         context = [*entity_phrases(criteria, context=everything), *entity_phrases(background, context=everything)]
         for option in options:
@@ -227,9 +294,7 @@ class _Match:
     coverage: dict[tuple[str, ...], float]  # share of each phrase's weight the article names (1.0: named)
 
 
-def _match(
-    doc: Doc, subject: SubjectTerms, idf: dict[str, float], unknown: float, generic: frozenset[str]
-) -> _Match:
+def _match(doc: Doc, subject: SubjectTerms, idf: dict[str, float], unknown: float, generic: frozenset[str]) -> _Match:
     """How much of the question's subject ``doc`` names. An entity counts as named when the article
     names one of its proper names (a word the window's articles never write in lower case, such as
     *Maravia*) or at least half of its weight; ``coverage`` is 1.0 for a named entity."""
@@ -271,6 +336,7 @@ def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
     best = max(m.score for m in matches.values())
     if best <= 0:
         return []
+
     def is_core(doc: Doc) -> bool:
         m = matches[doc.id]
         if m.score < SEED_SHARE * best:

@@ -124,8 +124,8 @@ _INDEX = re.compile(r"index\D{0,20}?(\d+)|\((\d+)\)", re.IGNORECASE)
 
 
 def _plain(text: str) -> str:
-    # NFKC folds full-width forms ("Ｙｅｓ（２）") into ASCII ones ("Yes(2)"), which judges writing in
-    # CJK contexts produce.
+    # NFKC folds full-width letters, digits and brackets (U+FF21, U+FF10, U+FF08 ...) into ASCII ones
+    # ("Yes(2)"), which judges writing in CJK contexts produce.
     return unicodedata.normalize("NFKC", text)
 
 
@@ -141,7 +141,7 @@ def parse_stage1_response(text: str, n_labels: int) -> int | None:
     """Gold label index (0-based) from a stage-1 list answer, or None for "No"/unparseable.
 
     A "Yes" without a valid 1-based index in ``1..n_labels`` (after the yes) is treated as no match.
-    Full-width brackets and digits ("Yes（2）") are read like ASCII ones.
+    Full-width brackets and digits (U+FF08 and U+FF09 around U+FF12) are read like ASCII ones.
     """
     text = _plain(text)
     match = _YES_NO.search(text)

@@ -113,7 +113,9 @@ def event_tokens(text: str) -> frozenset[str]:
     return frozenset(t for t in _TOKEN.findall(text.lower()) if len(t) > 2 and t not in _STOPWORDS)
 
 
-def bm25_scores(query: frozenset[str], docs: Sequence[frozenset[str]], *, k1: float = 1.5, b: float = 0.75) -> list[float]:
+def bm25_scores(
+    query: frozenset[str], docs: Sequence[frozenset[str]], *, k1: float = 1.5, b: float = 0.75
+) -> list[float]:
     """BM25 of the token set ``query`` against each token set of ``docs`` (module docstring)."""
     if not query or not docs:
         return [0.0] * len(docs)
@@ -176,7 +178,9 @@ class WorldReasonerIndex:
     def __len__(self) -> int:
         return len(self.events)
 
-    def _pairs(self, forecast: Sequence[Event], f_tokens: list[frozenset[str]]) -> list[tuple[float, int, int, float, float]]:
+    def _pairs(
+        self, forecast: Sequence[Event], f_tokens: list[frozenset[str]]
+    ) -> list[tuple[float, int, int, float, float]]:
         s = self.settings
         k1, b = s.bm25_k1, s.bm25_b
         f_to_h = [scaled(bm25_scores(q, self._tokens, k1=k1, b=b)) for q in f_tokens]

@@ -51,7 +51,6 @@ MAX_TITLE = 300
 MAX_HORIZON_DAYS = 5 * 366
 
 
-
 def _setting(name: str, default: Any) -> Any:
     return getattr(settings, name, default)
 

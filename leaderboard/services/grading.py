@@ -43,17 +43,17 @@ from django.utils import timezone
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.evidence import leaked_items, score_evidence
-from grading.scoring.open_ended import PredictionVerdict, score_open_ended
 from grading.scoring.matchers import build_reference_index
+from grading.scoring.open_ended import PredictionVerdict, score_open_ended
 from grading.scoring.reasoning import Event, MatcherIndex, MatcherSettings, ReasoningScore
 from grading.scoring.relation import sanitize_relation, score_relation
-from ingestion.text import tokenize
 from grading.selectors import Reference, references_for_questions
 from ingestion.memory import cyclic_gc_paused
 from ingestion.models import PricePoint, Question, Resolution
 from ingestion.pgcopy import copy_rows
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
+from ingestion.text import tokenize
 from leaderboard.judges import EvidenceItem, Judge, judge_for_question
 from leaderboard.models import Agent, Grade, QuestionGradingState
 from leaderboard.selectors.grades import (

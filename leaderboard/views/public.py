@@ -23,8 +23,8 @@ from django.utils.safestring import mark_safe
 
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
-from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
 from grading.scoring.matchers import MATCHER_CATALOGUE
+from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
 from grading.scoring.reasoning import DEFAULT_RATIONALE, MatcherSettings
 from grading.scoring.relation import KL_EPSILON
 from ingestion.models import PricePoint, Question

@@ -17,7 +17,8 @@ from ingestion.models import Question
 from leaderboard.services.grading import grade_question
 from tests.factories import AgentFactory
 from tests.grading import storylines
-from tests.ingestion.fakeserver import FakeServer, fake_server  # noqa: F401  (fixture)
+from tests.ingestion.fakeserver import FakeServer
+from tests.ingestion.fakeserver import fake_server as fake_server  # the fixture
 from tests.leaderboard.grading_support import add_forecast, current
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +62,9 @@ def test_same_archive_same_graph(archive: dict[str, Question]) -> None:
     assert first is not None and second is not None
 
     def shape(graph: HindsightGraph) -> tuple[object, ...]:
-        events = sorted((e.key, e.title, e.occurred_on, e.impact.direction) for e in graph.events.exclude(is_outcome=True))
+        events = sorted(
+            (e.key, e.title, e.occurred_on, e.impact.direction) for e in graph.events.exclude(is_outcome=True)
+        )
         links = sorted((x.source.key, x.target.key, x.relation, x.strength, x.confidence) for x in graph.links.all())
         return tuple(events), tuple(links)
 

@@ -13,11 +13,21 @@ from grading.scoring.reasoning import MATCHER_VERSION
 from grading.scoring.worldreasoner import WORLDREASONER_MATCHER_VERSION
 from leaderboard.models import Agent, Grade
 from leaderboard.services.grading import grade_question
-from tests.leaderboard.grading_support import RefEvent, add_forecast, articles, day, make_question, make_reference, resolve
+from tests.leaderboard.grading_support import (
+    RefEvent,
+    add_forecast,
+    articles,
+    day,
+    make_question,
+    make_reference,
+    resolve,
+)
 
 pytestmark = pytest.mark.django_db
 
-GRAPH = {"events": [{"id": "a", "title": "Minister visits flooded town", "description": "", "date": day(11).isoformat()}]}
+GRAPH = {
+    "events": [{"id": "a", "title": "Minister visits flooded town", "description": "", "date": day(11).isoformat()}]
+}
 
 
 def test_regrade_with_the_worldreasoner_matcher_keeps_the_hybrid_grades_as_history(agent: Agent, settings) -> None:  # type: ignore[no-untyped-def]

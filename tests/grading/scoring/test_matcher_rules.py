@@ -13,7 +13,9 @@ D = dt.date(2026, 2, 1)
 
 
 def ref(id_: str, title: str, *, impact: float = 0.0, outcome: bool = False) -> Event:
-    return Event(id=id_, title=title, date=D, magnitude=impact, confidence=1.0, has_impact=impact > 0, is_outcome=outcome)
+    return Event(
+        id=id_, title=title, date=D, magnitude=impact, confidence=1.0, has_impact=impact > 0, is_outcome=outcome
+    )
 
 
 def fc(id_: str, title: str) -> Event:

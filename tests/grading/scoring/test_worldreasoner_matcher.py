@@ -30,7 +30,9 @@ def days(n: int) -> dt.date:
     return D + dt.timedelta(days=n)
 
 
-def ref(id_: str, title: str, day: dt.date | None = D, *, m: float = 0.0, c: float = 1.0, outcome: bool = False) -> Event:
+def ref(
+    id_: str, title: str, day: dt.date | None = D, *, m: float = 0.0, c: float = 1.0, outcome: bool = False
+) -> Event:
     return Event(id=id_, title=title, date=day, magnitude=m, confidence=c, has_impact=m > 0, is_outcome=outcome)
 
 
@@ -61,7 +63,12 @@ def test_settings_are_named_and_versioned() -> None:
 
 
 def test_tokens_are_a_set_of_words_longer_than_two_letters() -> None:
-    assert event_tokens("The PM and the U.S. envoy sign a 10-year deal, with this: deal!") == {"envoy", "sign", "year", "deal"}
+    assert event_tokens("The PM and the U.S. envoy sign a 10-year deal, with this: deal!") == {
+        "envoy",
+        "sign",
+        "year",
+        "deal",
+    }
 
 
 def test_bm25_over_sets_by_hand() -> None:

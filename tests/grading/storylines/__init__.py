@@ -82,7 +82,13 @@ def truth(story: Storyline) -> list[Event]:
     ]
     o = story.outcome_event
     events.append(
-        Event(id=o["key"], title=o["title"], description=o["description"], date=date.fromisoformat(o["date"]), is_outcome=True)
+        Event(
+            id=o["key"],
+            title=o["title"],
+            description=o["description"],
+            date=date.fromisoformat(o["date"]),
+            is_outcome=True,
+        )
     )
     return events
 
@@ -120,7 +126,11 @@ def rss(name: str, slug: str, items: list[dict[str, Any]]) -> bytes:
         f"<item><title>{escape(i['title'])}</title><link>{escape(i['link'])}</link>"
         f"<guid>{escape(i['link'])}</guid><pubDate>{format_datetime(i['published'])}</pubDate>"
         f"<description>{escape(i['summary'])}</description>"
-        + (f"<content:encoded>{escape('<p>' + i['summary'] + '</p><p>' + i['body'] + '</p>')}</content:encoded>" if i["body"] else "")
+        + (
+            f"<content:encoded>{escape('<p>' + i['summary'] + '</p><p>' + i['body'] + '</p>')}</content:encoded>"
+            if i["body"]
+            else ""
+        )
         + "</item>"
         for i in items
     )
@@ -134,10 +144,14 @@ def rss(name: str, slug: str, items: list[dict[str, Any]]) -> bytes:
 
 def atom(name: str, slug: str, items: list[dict[str, Any]]) -> bytes:
     entries = "".join(
-        f"<entry><title>{escape(i['title'])}</title><link href=\"{escape(i['link'])}\"/>"
+        f'<entry><title>{escape(i["title"])}</title><link href="{escape(i["link"])}"/>'
         f"<id>{escape(i['link'])}</id><updated>{i['published'].isoformat()}</updated>"
         f"<published>{i['published'].isoformat()}</published><summary>{escape(i['summary'])}</summary>"
-        + (f"<content type=\"html\">{escape('<p>' + i['summary'] + '</p><p>' + i['body'] + '</p>')}</content>" if i["body"] else "")
+        + (
+            f'<content type="html">{escape("<p>" + i["summary"] + "</p><p>" + i["body"] + "</p>")}</content>'
+            if i["body"]
+            else ""
+        )
         + "</entry>"
         for i in items
     )
