@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from grading.builders.relevance import stem_word, stems
+from grading.builders.relevance import MONTH_NAMES, stem_word, stems
 from ingestion.text import STOPWORDS
 
 _CLAUSE = re.compile(r"[,;:.!?()\u2014\u2013]| - | and ")
@@ -216,30 +216,8 @@ def option_direction(text: str, resolved: Sequence[str], others: Sequence[str]) 
 
 
 _NUMBER = re.compile(r"\d{1,3}(?:[ ,]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
-_MONTH_YEAR = re.compile(
-    r"\b(january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{4})\b",
-    re.IGNORECASE,
-)
-_MONTH_NUMBER = {
-    m: i
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        start=1,
-    )
-}
+_MONTH_YEAR = re.compile(rf"\b({'|'.join(MONTH_NAMES)})\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_NUMBER = {m: i for i, m in enumerate(MONTH_NAMES, start=1)}
 
 
 def baseline_number(text: str, outcome: float) -> float | None:

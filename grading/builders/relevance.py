@@ -40,30 +40,9 @@ from ingestion.text import STOPWORDS, tokenize
 SEED_SHARE = 0.1
 EXPAND_SIMILARITY = 0.3
 PREFIX_MIN = 5
-# Words that make a question, not its subject.
-MONTHS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ]
-)
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+               "october", "november", "december")  # fmt: skip
+MONTHS = frozenset((*MONTH_NAMES, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"))
 # Words that make a question (its form, dates, resolution and direction), not its subject.
 _QUESTION_TEXT = """will would which what who whom how many much when whether happen happens end ends take takes
     towards toward relation relations coded code codes cameo fictional question resolve resolves resolved
