@@ -47,6 +47,7 @@ class GraphBuildAttempt(models.Model):
         QUALITY_FAILED = "quality_failed", "Graph stored with graph_built=False (quality thresholds unmet)"
         NOT_RESOLVED = "not_resolved", "Question has no current resolution"
         NO_ARTICLES = "no_articles", "No articles in the evidence window"
+        INSUFFICIENT_EVIDENCE = "insufficient_evidence", "No news about the question's subject in its window"
         NOT_CONFIGURED = "not_configured", "No LLM configured"
         TIMEOUT = "timeout", "Model timed out"
         SERVER_ERROR = "server_error", "Model server returned an error"
@@ -59,7 +60,7 @@ class GraphBuildAttempt(models.Model):
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     succeeded = models.BooleanField(default=False)
-    reason = models.CharField(max_length=20, choices=Reason.choices, blank=True)
+    reason = models.CharField(max_length=30, choices=Reason.choices, blank=True)
     resolution_version = models.PositiveIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)
     log = models.JSONField(default=list, blank=True, help_text="Per-round validation problems and usage.")

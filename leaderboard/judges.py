@@ -35,7 +35,8 @@ from grading.scoring.open_ended import (
     render_stage1_prompt,
     render_stage2_prompt,
 )
-from grading.scoring.text import token_f1, tokenize
+from grading.scoring.text import token_f1
+from ingestion.text import tokenize
 
 
 class JudgeUnavailable(Exception):

@@ -30,12 +30,14 @@ that produced them and :func:`macro_average_open_ended` refuses to mix judges.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from grading.scoring.aggregate import macro_average, safe_ratio
-from grading.scoring.text import token_f1, tokenize
+from grading.scoring.text import token_f1
+from ingestion.text import tokenize
 
 __all__ = [
     "DEFAULT_LEXICAL_THRESHOLD",
@@ -121,9 +123,15 @@ _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 _INDEX = re.compile(r"index\D{0,20}?(\d+)|\((\d+)\)", re.IGNORECASE)
 
 
+def _plain(text: str) -> str:
+    # NFKC folds full-width letters, digits and brackets (U+FF21, U+FF10, U+FF08 ...) into ASCII ones
+    # ("Yes(2)"), which judges writing in CJK contexts produce.
+    return unicodedata.normalize("NFKC", text)
+
+
 def parse_yes_no(text: str) -> bool | None:
-    """First standalone ``yes``/``no`` in an LLM answer; None when there is neither."""
-    match = _YES_NO.search(text)
+    """First standalone ``yes``/``no`` in an LLM answer; None when there is neither (full-width forms read as ASCII)."""
+    match = _YES_NO.search(_plain(text))
     if match is None:
         return None
     return match.group(1).lower() == "yes"
@@ -133,7 +141,9 @@ def parse_stage1_response(text: str, n_labels: int) -> int | None:
     """Gold label index (0-based) from a stage-1 list answer, or None for "No"/unparseable.
 
     A "Yes" without a valid 1-based index in ``1..n_labels`` (after the yes) is treated as no match.
+    Full-width brackets and digits (U+FF08 and U+FF09 around U+FF12) are read like ASCII ones.
     """
+    text = _plain(text)
     match = _YES_NO.search(text)
     if match is None or match.group(1).lower() != "yes":
         return None

@@ -35,6 +35,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from ingestion.models import Article, NewsCluster, Question
 from ingestion.services.questions import question_upsert
+from ingestion.text import tokenize
 
 logger = logging.getLogger(__name__)
 
@@ -48,144 +49,6 @@ CRITERIA = ("clarity", "measurability", "answerability", "temporal_validity")
 PROMPT_VERSION = "qgen-1"
 MAX_TITLE = 300
 MAX_HORIZON_DAYS = 5 * 366
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "said",
-        "says",
-        "say",
-        "new",
-        "year",
-        "years",
-        "one",
-        "two",
-        "three",
-        "after",
-        "over",
-        "amid",
-        "week",
-        "day",
-        "days",
-    ]
-)
-TOKEN = re.compile(r"[a-z0-9][a-z0-9'\-]+")
 
 
 def _setting(name: str, default: Any) -> Any:
@@ -224,8 +87,9 @@ def generation_status() -> dict[str, Any]:
 # ---------------------------------------------------------------- clustering (pure)
 
 
-def tokenize(text: str) -> list[str]:
-    return [t for t in TOKEN.findall(text.lower()) if t not in STOPWORDS and not t.isdigit()]
+def cluster_terms(text: str) -> list[str]:
+    """The project's tokens of ``text`` without bare numbers (dates and counts do not make a topic)."""
+    return [t for t in tokenize(text) if not t.isdigit()]
 
 
 @dataclass(frozen=True)
@@ -245,7 +109,7 @@ def cluster_texts(docs: dict[int, str], *, threshold: float, min_size: int = 2, 
     ``max_size`` highest ids (the newest rows), so a prompt stays small.
     """
     ids = sorted(docs)
-    tokens = {i: tokenize(docs[i]) for i in ids}
+    tokens = {i: cluster_terms(docs[i]) for i in ids}
     df: Counter[str] = Counter()
     for i in ids:
         df.update(set(tokens[i]))

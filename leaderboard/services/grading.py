@@ -43,17 +43,17 @@ from django.utils import timezone
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.evidence import leaked_items, score_evidence
+from grading.scoring.matchers import build_reference_index
 from grading.scoring.open_ended import PredictionVerdict, score_open_ended
-from grading.scoring.reasoning import Event, MatcherSettings, ReasoningScore, ReferenceIndex
+from grading.scoring.reasoning import Event, MatcherIndex, MatcherSettings, ReasoningScore
 from grading.scoring.relation import sanitize_relation, score_relation
-from grading.scoring.semantic import build_reference_index
-from grading.scoring.text import tokenize
 from grading.selectors import Reference, references_for_questions
 from ingestion.memory import cyclic_gc_paused
 from ingestion.models import PricePoint, Question, Resolution
 from ingestion.pgcopy import copy_rows
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
+from ingestion.text import tokenize
 from leaderboard.judges import EvidenceItem, Judge, judge_for_question
 from leaderboard.models import Agent, Grade, QuestionGradingState
 from leaderboard.selectors.grades import (
@@ -247,7 +247,7 @@ class QuestionGrader:
         self.reference = reference
         self.built = reference is not None and reference.graph_built
         self.reference_ids: frozenset[int] = reference.source_article_ids if self.built and reference else frozenset()
-        self.index: ReferenceIndex | None = None
+        self.index: MatcherIndex | None = None
         if self.built and reference is not None:
             self.index = build_reference_index(
                 [
@@ -260,6 +260,7 @@ class QuestionGrader:
                         confidence=e.confidence,
                         has_impact=e.has_impact,
                         rejected=e.rejected,
+                        is_outcome=e.is_outcome,
                     )
                     for e in reference.events
                 ],
@@ -312,7 +313,7 @@ class QuestionGrader:
     ) -> list[dict[str, Any]]:
         """Grade rows (Grade field attname -> value) for a batch of forecasts, in batch order.
 
-        Reasoning is scored for the whole batch in one vectorised call (ReferenceIndex.score_many).
+        Reasoning is scored for the whole batch in one call (``score_many``, vectorised by the hybrid matcher).
         """
         rows = [self._row(d, version=versions.get(d.id, 0) + 1, counts=d.id in counting) for d in batch]
         if self.index is not None and not self.void:
@@ -451,12 +452,17 @@ class QuestionGrader:
         # C: cited articles, cited URLs that are not archive articles, and articles read for it.
         sources: set[int | str] = {*cited_ids, *read}
         sources.update(u for u in urls if u not in published)
-        srcp = score_evidence(sources, self.reference_ids)
+        # A leaked item counts among the sources (C) but can never earn overlap with C^H.
+        srcp = score_evidence(sources, self.reference_ids, leaked=leaked)
         grade["source_precision"] = srcp.source_precision
         grade["source_recall"] = srcp.source_recall
         details["evidence"] = {"sources": srcp.n_sources, "read": len(read), "overlap": srcp.n_overlap}
 
     def _reasoning(self, grade: dict[str, Any], r: ReasoningScore) -> None:
+        # No graph, no reasoning score: every reasoning metric stays null (whatever the matcher).
+        grade["carried_graph"] = r.n_forecast_events > 0
+        if not grade["carried_graph"]:
+            return
         grade["key_event_recall"] = r.ker
         grade["event_precision"] = r.event_precision
         grade["event_recall"] = r.event_recall

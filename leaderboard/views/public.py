@@ -25,8 +25,9 @@ from django.utils.safestring import mark_safe
 from grading.models import HindsightGraph
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
+from grading.scoring.matchers import MATCHER_CATALOGUE
 from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
-from grading.scoring.reasoning import MATCHER_VERSION, MatcherSettings
+from grading.scoring.reasoning import DEFAULT_RATIONALE, MatcherSettings
 from grading.scoring.relation import KL_EPSILON
 from ingestion.models import PricePoint, Question
 from leaderboard import charts
@@ -405,7 +406,10 @@ def methods(request: HttpRequest) -> HttpResponse:
     ]
     context = {
         "grader_version": GRADER_VERSION,
-        "matcher_version": MATCHER_VERSION,
+        "matcher_name": configured.matcher,
+        "matcher_version": configured.version,
+        "matchers": MATCHER_CATALOGUE,
+        "default_rationale": DEFAULT_RATIONALE,
         # as text: the template engine would localise a float and hide the exponent
         "log_clip": repr(outcome_rules.LOG_CLIP),
         "log_clip_hi": repr(1 - outcome_rules.LOG_CLIP),

@@ -263,7 +263,8 @@ HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT = env_float("HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT
 HINDSIGHT_KEY_EVENTS_TOP_K = env_int("HINDSIGHT_KEY_EVENTS_TOP_K", 5)
 # Licence stated on the open-data exports (/data/); imported questions keep their source's licence.
 HINDSIGHT_DATA_LICENCE = os.environ.get("HINDSIGHT_DATA_LICENCE", "CC BY-SA 4.0")
-# Event matcher: "hybrid" (BM25 + token F1, the default) or "semantic" (all-MiniLM-L6-v2 cosine; needs
+# Event matcher: "hybrid" (BM25 + token F1, the default), "worldreasoner" (the public WorldReasoner
+# evaluator reproduced, to check a KER published with it) or "semantic" (all-MiniLM-L6-v2 cosine; needs
 # pip install -r requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
 HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "hybrid")
 HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD", 0.55)
