@@ -280,7 +280,15 @@ def _offline_result(ctx: BuildContext, thresholds: Any) -> BuildResult | None:
 def _fall_back(
     ctx: BuildContext, thresholds: Any, *, failed: GraphBuildAttempt, why: str, now: datetime
 ) -> HindsightGraph | None:
-    """The offline builder standing in for a failed LLM build, recorded as its own attempt."""
+    """The offline builder standing in for a failed LLM build, recorded as its own attempt.
+
+    A current graph of the same resolution that passed the quality thresholds is better than any
+    fallback: it is kept, and nothing is built.
+    """
+    if HindsightGraph.objects.filter(
+        question_id=ctx.question_id, is_current=True, graph_built=True, resolution_version=ctx.resolution_version
+    ).exists():
+        return None
     attempt = _new_attempt(ctx, failed=failed, now=now)
     try:
         result = builder_run(ctx, builder="offline", thresholds=thresholds)

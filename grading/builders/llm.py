@@ -29,7 +29,7 @@ from grading.quality import QualityReport, Thresholds, check
 from ingestion.llm.client import LLMClient, LLMError, Stage
 from ingestion.llm.config import llm_config
 from ingestion.llm.structured import JsonSchema
-from ingestion.llm.tokens import estimate_tokens, longest_prefix
+from ingestion.llm.tokens import fit_ranked
 from ingestion.models import Article
 from ingestion.selectors.evidence import articles_search
 
@@ -182,20 +182,9 @@ def _evidence_line(item: EvidenceItem, summary_chars: int) -> str:
 
 
 def fit_evidence(items: list[EvidenceItem], *, room: int, want: int) -> tuple[list[EvidenceItem], str]:
-    """The best-ranked evidence that fits ``room`` prompt tokens, and its text.
-
-    Summaries are shortened (down to headlines only) before articles are dropped, until at least
-    ``want`` articles (or all of them) fit; otherwise the variant that fits the most articles wins.
-    """
-    best: tuple[list[EvidenceItem], list[str]] = ([], [])
-    for chars in SUMMARY_STEPS:
-        lines = [(item, _evidence_line(item, chars)) for item in items]
-        kept = longest_prefix(lines, budget=room, cost=lambda pair: estimate_tokens(pair[1]) + 1)
-        if len(kept) > len(best[0]):
-            best = ([item for item, _ in kept], [line for _, line in kept])
-        if len(kept) == len(items) or len(kept) >= want:
-            break
-    return best[0], "\n".join(best[1])
+    """The best-ranked evidence that fits ``room`` prompt tokens (summaries shortened first), and its text."""
+    shown, lines = fit_ranked(items, room=room, render=_evidence_line, detail_steps=SUMMARY_STEPS, want=want)
+    return shown, "\n".join(lines)
 
 
 def _question_text(ctx: BuildContext) -> str:

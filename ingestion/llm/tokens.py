@@ -82,3 +82,23 @@ def truncate_to_tokens(text: str, budget: int) -> str:
     if space > low // 2:
         cut = cut[:space]
     return (cut.rstrip() + "…") if cut.strip() else ""
+
+
+def fit_ranked(
+    items: Sequence[T], *, room: int, render: Callable[[T, int], str], detail_steps: Sequence[int], want: int
+) -> tuple[list[T], list[str]]:
+    """The best-ranked items whose lines fit ``room`` tokens, with their lines.
+
+    ``render(item, detail)`` writes one item's line at a level of detail (e.g. summary characters);
+    detail is lowered step by step before items are dropped, until at least ``want`` items (or all)
+    fit; otherwise the step that fits the most items wins.
+    """
+    best: tuple[list[T], list[str]] = ([], [])
+    for detail in detail_steps:
+        lines = [(item, render(item, detail)) for item in items]
+        kept = longest_prefix(lines, budget=room, cost=lambda pair: estimate_tokens(pair[1]) + 1)
+        if len(kept) > len(best[0]):
+            best = ([item for item, _ in kept], [line for _, line in kept])
+        if len(kept) == len(items) or len(kept) >= want:
+            break
+    return best
