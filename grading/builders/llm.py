@@ -361,16 +361,20 @@ def _correction(
 ) -> list[dict[str, Any]]:
     """The next round's messages: the base prompt, the rejected answer (when it fits) and the problems."""
     shown = problems[:MAX_PROBLEMS_FED_BACK]
-    more = len(problems) - len(shown)
-    correction = (
-        "Your graph was not accepted. Fix every problem and answer again with the complete graph. Where "
-        "quality thresholds are unmet, add intermediate cause events (dated, sourced) and delete weak links."
-        "\nProblems:\n" + "\n".join(f"- {p}" for p in shown) + (f"\n- ... and {more} more" if more else "")
-    )
-    with_answer = [*base, answer, {"role": "user", "content": correction}]
-    if stage.room(with_answer) >= 0:
-        return with_answer
-    return [*base, {"role": "user", "content": correction}]
+    while True:
+        more = len(problems) - len(shown)
+        correction = (
+            "Your graph was not accepted. Fix every problem and answer again with the complete graph. Where "
+            "quality thresholds are unmet, add intermediate cause events (dated, sourced) and delete weak links."
+            "\nProblems:\n" + "\n".join(f"- {p}" for p in shown) + (f"\n- ... and {more} more" if more else "")
+        )
+        with_answer = [*base, answer, {"role": "user", "content": correction}]
+        if stage.room(with_answer) >= 0:
+            return with_answer
+        without_answer = [*base, {"role": "user", "content": correction}]
+        if stage.room(without_answer) >= 0 or len(shown) <= 1:
+            return without_answer
+        shown = shown[: len(shown) // 2]  # the prompt's reserve is spent: name fewer problems
 
 
 def build(ctx: BuildContext, *, thresholds: Thresholds, budget: int, max_articles: int) -> LLMBuildResult:
