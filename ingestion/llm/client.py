@@ -331,7 +331,9 @@ class Stage:
             )
         except openai.APITimeoutError as exc:
             self.record.outcome = "timeout"
-            raise LLMError("timeout", f"The model did not answer within {timeout:g} s ({self.name} stage).") from exc
+            raise LLMError(
+                "timeout", f"The model did not answer within {round(timeout, 1):g} s ({self.name} stage)."
+            ) from exc
         except openai.APIConnectionError as exc:
             self.record.outcome = "server_down"
             raise LLMError(

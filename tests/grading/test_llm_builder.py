@@ -141,9 +141,7 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("case", sorted(MALFORMED))
-def test_malformed_output_within_budget_records_the_reason_and_falls_back(
-    settings: Any, world: Any, case: str
-) -> None:
+def test_malformed_output_within_budget_records_the_reason_and_falls_back(settings: Any, world: Any, case: str) -> None:
     question, ids = world
     bad = MALFORMED[case](ids)
     graph, fake = run(settings, question, [{"content": EXPLANATION}, bad, bad])
