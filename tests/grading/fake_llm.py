@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-
 Script = list[dict[str, Any]] | Callable[[dict[str, Any]], dict[str, Any]]
 
 

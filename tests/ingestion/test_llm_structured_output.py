@@ -166,7 +166,7 @@ def test_a_stage_stops_when_its_time_is_spent(configure: Any) -> None:
             stage.text([{"role": "user", "content": "Yes or no?"}])
         assert time.monotonic() - started < 2  # the stage's 0.5 s, not the 2 s call timeout
         assert failure.value.reason == "timeout" and "within 0.5 s (judge stage)" in failure.value.message
-        with pytest.raises(LLMError, match="used its 0.5 s budget"):
+        with pytest.raises(LLMError, match=r"used its 0\.5 s budget"):
             stage.text([{"role": "user", "content": "Yes or no?"}])
         assert len(fake.requests) == 1
     assert client.stages()[0]["outcome"] == "timeout"
