@@ -29,7 +29,12 @@ def test_the_judge_answers_every_pair(settings: Any, real_llm: str, measured: An
     resolve(question, GOLD)
     report = grade_question(question_id=question.pk)
     if report.judge_usage:
-        measured([report.judge_usage])
+        answers = [
+            item["stage1"].get("answer", "")
+            for grade in Grade.objects.filter(is_current=True)
+            for item in grade.details["lrae"]["items"]
+        ]
+        measured([report.judge_usage], [f"judge answer: {a!r}" for a in answers[:2]])
         assert_estimates_cover_the_real_counts([report.judge_usage])
     grades = list(Grade.objects.filter(is_current=True))
     assert len(grades) == 3

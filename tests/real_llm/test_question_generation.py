@@ -26,7 +26,7 @@ def test_a_cluster_yields_valid_drafts_or_logged_rejections(settings: Any, real_
     ]
     report = questions_generate_from_news(now=NOW)
     cluster = NewsCluster.objects.get()
-    measured(cluster.llm_usage)
+    measured(cluster.llm_usage, [f"question generation: {p}" for p in report.problems[:4]])
     assert_estimates_cover_the_real_counts(cluster.llm_usage)
     assert report.clusters_found == 1 and report.clusters_failed == 0, report.problems
     assert cluster.finished_at is not None
