@@ -277,7 +277,9 @@ class Stage:
         else:
             last = sent[-1]
             sent[-1] = {**last, "content": f"{last.get('content') or ''}\n\n{schema.instructions()}"}
-        response, _ = self._call(sent, mode=mode, overhead=self.overhead(schema, mode), **extra)
+        # Text mode's instructions are already part of ``sent``; the other methods add theirs.
+        overhead = 0 if mode == "text" else self.overhead(schema, mode)
+        response, _ = self._call(sent, mode=mode, overhead=overhead, **extra)
         choice = response.choices[0]
         message = choice.message
         reply = Reply(text=message.content or "", finish_reason=choice.finish_reason or "", mode=mode)
