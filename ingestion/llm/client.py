@@ -279,10 +279,14 @@ class Stage:
             sent[-1] = {**last, "content": f"{last.get('content') or ''}\n\n{schema.instructions()}"}
         # Text mode's instructions are already part of ``sent``; the other methods add theirs.
         overhead = 0 if mode == "text" else self.overhead(schema, mode)
-        response, _ = self._call(sent, mode=mode, overhead=overhead, **extra)
+        response, call = self._call(sent, mode=mode, overhead=overhead, **extra)
         choice = response.choices[0]
         message = choice.message
-        reply = Reply(text=message.content or "", finish_reason=choice.finish_reason or "", mode=mode)
+        finish = choice.finish_reason or ""
+        # Some servers report a forced tool call as finished even when the token limit cut it.
+        if call.usage_reported and call.completion_tokens >= self.max_output_tokens:
+            finish = "length"
+        reply = Reply(text=message.content or "", finish_reason=finish, mode=mode)
         calls = getattr(message, "tool_calls", None) or []
         if mode == "tools" and calls:
             call = calls[0]

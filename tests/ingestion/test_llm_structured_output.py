@@ -185,3 +185,15 @@ def test_usage_is_recorded_and_estimated_when_the_server_reports_none(configure:
     assert second["usage_reported"] is False and second["prompt_tokens"] == second["estimated_prompt_tokens"]
     assert second["completion_tokens"] > 0
     assert client.usage()["total_tokens"] == record["prompt_tokens"] + record["completion_tokens"]
+
+
+def test_an_answer_that_used_the_whole_budget_counts_as_cut_off(configure: Any) -> None:
+    # llama-cpp-python reports a forced tool call as "tool_calls" even when max_tokens cut it.
+    step = {
+        "tool_args": '{"answer": "Par',
+        "tool_name": "submit_answer",
+        "usage": {"prompt_tokens": 50, "completion_tokens": 512, "total_tokens": 562},
+    }
+    with fake_llm([step]) as (_, url):
+        reply = configure(url, mode="tools").stage("question_scoring").structured(ASK, SCHEMA)
+    assert reply.payload is None and reply.cut_off and "cut off at the 512-token limit" in reply.problem
