@@ -390,7 +390,12 @@ def hindsight_view(question: Question) -> HindsightView | None:
             "id": graph.pk,
             "version": graph.version,
             "builder": graph.builder,
-            "builder_label": OFFLINE_LABEL if graph.builder == HindsightGraph.Builder.OFFLINE else "LLM-built",
+            "builder_label": (
+                (f"{OFFLINE_LABEL}, standing in for a failed LLM build" if graph.fallback_reason else OFFLINE_LABEL)
+                if graph.builder == HindsightGraph.Builder.OFFLINE
+                else "LLM-built"
+            ),
+            "fallback_reason": graph.fallback_reason,
             "offline": graph.builder == HindsightGraph.Builder.OFFLINE,
             "builder_version": graph.builder_version,
             "model_name": graph.model_name,

@@ -54,7 +54,15 @@ from ingestion.pgcopy import copy_rows
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
 from ingestion.text import tokenize
-from leaderboard.judges import EvidenceItem, Judge, judge_for_question
+from leaderboard.judges import (
+    EvidenceItem,
+    Judge,
+    Judgement,
+    JudgeUnavailable,
+    LexicalJudge,
+    LLMJudge,
+    judge_for_question,
+)
 from leaderboard.models import Agent, Grade, QuestionGradingState
 from leaderboard.selectors.grades import (
     CurrentGrade,
@@ -93,6 +101,8 @@ class GradingReport:
     void: bool = False
     reference: str = "none"  # none | built | not_built
     judge: str = ""
+    judge_fallback: str = ""  # why the lexical judge stood in for the LLM judge on this question
+    judge_usage: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -400,21 +410,43 @@ class QuestionGrader:
         elif qtype == Question.Type.OPEN_ENDED:
             self._open_ended(grade, prediction, details)
 
-    def _open_ended(self, grade: dict[str, Any], prediction: dict[str, Any], details: dict[str, Any]) -> None:
+    def _judgement(self, prediction: dict[str, Any]) -> tuple[Judgement, int]:
         assert self.judge is not None
         gold: Any = self.outcome
         events = prediction["events"] if "events" in prediction else [prediction["answer"]]
         predictions = [str(e) for e in events]
         if isinstance(gold, str):
-            judgement = self.judge.judge_argument(
+            return self.judge.judge_argument(
                 question=self.question.title, label=gold, prediction=" ".join(predictions)
-            )
-            n_gold = 1
+            ), 1
+        gold_list = [str(g) for g in gold]
+        return self.judge.judge_list(question=self.question.title, gold=gold_list, predictions=predictions), len(
+            gold_list
+        )
+
+    def judge_ahead(self, batch: Sequence[ForecastData]) -> str:
+        """Ask the LLM judge about every forecast before any grade is written (its answers are cached
+        for the rows). If it fails, the lexical judge takes over the whole question, so no question
+        mixes judges; returns why it failed, or "" when it did not."""
+        for data in batch:
+            try:
+                self._judgement(data.prediction or {})
+            except JudgeUnavailable as exc:
+                self.judge = LexicalJudge(fallback_reason=str(exc))
+                return str(exc)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue  # graded as ungradable by _row, as without the look-ahead
+        return ""
+
+    def use_key(self, key: str) -> None:
+        self.key = key
+        self.template["inputs_key"] = key
+
+    def _open_ended(self, grade: dict[str, Any], prediction: dict[str, Any], details: dict[str, Any]) -> None:
+        assert self.judge is not None
+        judgement, n_gold = self._judgement(prediction)
+        if isinstance(self.outcome, str):
             grade["correct"] = judgement.verdicts[0].gold_index == 0
-        else:
-            gold_list = [str(g) for g in gold]
-            judgement = self.judge.judge_list(question=self.question.title, gold=gold_list, predictions=predictions)
-            n_gold = len(gold_list)
         verdicts: list[PredictionVerdict] = judgement.verdicts
         s = score_open_ended(verdicts, n_gold, judge="llm" if self.judge.label == "llm" else "lexical")
         grade["open_precision"], grade["open_recall"], grade["open_f1"] = s.precision, s.recall, s.f1
@@ -430,6 +462,9 @@ class QuestionGrader:
             },
             "items": judgement.items,
         }
+        fallback = getattr(self.judge, "fallback_reason", "")
+        if fallback:
+            details["lrae"]["fallback"] = f"Lexical judge standing in for the LLM judge: {fallback}"
 
     def _evidence(self, grade: dict[str, Any], data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
         cited_ids = [a for a, _ in data.cited]
@@ -655,14 +690,18 @@ def _plan(
         return plan
     if resolution.kind not in RESOLVED_KINDS:
         reference = None
-    key = inputs_key(
-        question_type=question.type,
-        resolution_version=resolution.version,
-        resolution_kind=resolution.kind,
-        reference=reference_key_of(reference),
-        matcher=matcher_digest(matcher),
-        judge=judge_label(),
-    )
+
+    def key_for(judge: str) -> str:
+        return inputs_key(
+            question_type=question.type,
+            resolution_version=resolution.version,
+            resolution_kind=resolution.kind,
+            reference=reference_key_of(reference),
+            matcher=matcher_digest(matcher),
+            judge=judge,
+        )
+
+    key = key_for(judge_label())
     report.inputs_key = key
     report.void = resolution.kind == Resolution.Kind.ANNUL
     if reference is not None:
@@ -681,8 +720,22 @@ def _plan(
             now=now,
             reads=reads if reference is not None and reference.graph_built else {},
         )
+        judge = plan.grader.judge
+        if isinstance(judge, LLMJudge):
+            report.judge_fallback = plan.grader.judge_ahead(forecast_data(plan.todo))
+            report.judge_usage = judge.usage()
+            if report.judge_fallback:
+                # The whole question moves to the lexical judge: every forecast not yet on its key.
+                key = key_for(LexicalJudge.label)
+                plan.grader.use_key(key)
+                report.inputs_key = key
+                plan.todo = [
+                    h.id for h in heads if force or h.id not in plan.current or plan.current[h.id].inputs_key != key
+                ]
+                report.unchanged = len(heads) - len(plan.todo)
+                logger.warning("question %s: %s; judged lexically", question.pk, report.judge_fallback)
         report.judge = plan.grader.judge.label if plan.grader.judge is not None else ""
-        report.status = "graded"
+        report.status = "graded" if plan.todo else "up_to_date"
     return plan
 
 

@@ -227,7 +227,17 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
 LLM_BASE_URL = os.environ.get("HINDSIGHT_LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("HINDSIGHT_LLM_API_KEY", os.environ.get("OPENAI_API_KEY", ""))
 LLM_MODEL = os.environ.get("HINDSIGHT_LLM_MODEL", "")
-LLM_TIMEOUT_SECONDS = env_float("HINDSIGHT_LLM_TIMEOUT_SECONDS", 60.0)
+# The longest one call may wait; each stage's own wall-clock budget (below) usually ends it first.
+LLM_TIMEOUT_SECONDS = env_float("HINDSIGHT_LLM_TIMEOUT_SECONDS", 300.0)
+# The model's context window as the server runs it (llama.cpp: --n_ctx / -c), and the cap on any one
+# answer. Prompts are assembled to leave room for the answer; nothing longer is ever sent.
+LLM_CONTEXT_TOKENS = env_int("HINDSIGHT_LLM_CONTEXT_TOKENS", 8192)
+LLM_MAX_OUTPUT_TOKENS = env_int("HINDSIGHT_LLM_MAX_OUTPUT_TOKENS", 4096)
+# Per-stage answer tokens and wall-clock seconds over the defaults in ingestion/llm/config.py,
+# e.g. "hindsight_graph=3000/600,judge=64/300".
+LLM_STAGE_LIMITS = os.environ.get("HINDSIGHT_LLM_STAGE_LIMITS", "")
+# How to ask for JSON: auto (detected once per server and model), json_schema, tools or text.
+LLM_STRUCTURED_OUTPUT = os.environ.get("HINDSIGHT_LLM_STRUCTURED_OUTPUT", "auto")
 
 # Questions from news (ingestion/services/question_generation.py): articles published in the last
 # WINDOW_HOURS are clustered by TF-IDF cosine >= SIMILARITY; at most MAX_CLUSTERS new clusters of
