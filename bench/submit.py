@@ -1,4 +1,4 @@
-"""Benchmark of forecast submission through the API (issue 2).
+"""Benchmark of forecast submission through the API.
 
 Migrates the database named by DATABASE_URL (PostgreSQL), loads N agents (one token each) and N
 open live binary questions, starts gunicorn (production settings) on a free loopback port against

@@ -1,4 +1,4 @@
-"""Reasoning quality: key events, hybrid event matcher, KER (worldreasoner.md B.4 and F.3).
+"""Reasoning quality: key events, hybrid event matcher, KER (WorldReasoner, Appendix B.4 and F.3).
 
 Reference set
     The non-rejected events of the hindsight graph (a rejected event leaves the reference).
