@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from ingestion.selectors.evidence import SEARCH_MAX_LIMIT
 from leaderboard.authentication import AgentTokenAuthentication, request_agent
+from leaderboard.evidence_token_auth import EvidenceTokenAuthentication, request_evidence_grant
 from leaderboard.models import Agent
 from leaderboard.selectors.evidence import evidence_log_for_agent
 from leaderboard.services.evidence import (
@@ -40,26 +41,40 @@ class IsAgent(BasePermission):
     message = "Evidence is for agents: authenticate with 'Authorization: Token <key>'."
 
     def has_permission(self, request: Request, view: Any) -> bool:
+        if request_evidence_grant(request) is not None:
+            if not getattr(view, "accepts_evidence_tokens", False):
+                raise PermissionDenied(
+                    "An evidence token reads evidence in its replay session only; use your API token."
+                )
+            return True
         return request_agent(request) is not None
 
 
 class EvidenceApi(APIView):
-    authentication_classes = [AgentTokenAuthentication]
+    # A delivery's evidence token (hsev_…) is accepted too, inside its own replay session only.
+    authentication_classes = [EvidenceTokenAuthentication, AgentTokenAuthentication]
     permission_classes = [IsAgent]
+    accepts_evidence_tokens = True
 
     def agent(self, request: Request) -> Agent:
-        agent = request_agent(request)
+        grant = request_evidence_grant(request)
+        agent = grant.agent if grant is not None else request_agent(request)
         if agent is None:  # the permission already refused; this keeps the type checker honest
             raise PermissionDenied(IsAgent.message)
         return agent
 
     def scope(self, request: Request, data: dict[str, Any], question_id: int | None = None) -> EvidenceScope:
+        session_id = data.get("session")
+        question_id = question_id if question_id is not None else data.get("question")
+        grant = request_evidence_grant(request)
+        if grant is not None:
+            refusal = grant.refusal(session_id=session_id, question_id=question_id)
+            if refusal:
+                raise PermissionDenied(refusal)
+            session_id = grant.session.pk
         try:
             return evidence_scope_resolve(
-                agent=self.agent(request),
-                session_id=data.get("session"),
-                question_id=question_id if question_id is not None else data.get("question"),
-                now=timezone.now(),
+                agent=self.agent(request), session_id=session_id, question_id=question_id, now=timezone.now()
             )
         except EvidenceNotFound as exc:
             raise NotFound(str(exc)) from exc
@@ -261,6 +276,8 @@ class LogPagination(LimitOffsetPagination):
 
 
 class EvidenceLogApi(EvidenceApi):
+    accepts_evidence_tokens = False
+
     class EvidenceAccessSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         kind = serializers.CharField()
