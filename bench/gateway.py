@@ -1,4 +1,4 @@
-"""Benchmark of the temporal evidence gateway's article search (issue 4).
+"""Benchmark of the temporal evidence gateway's article search.
 
 Builds a synthetic corpus in a fresh database (realistic title/summary/body lengths, a Zipf
 vocabulary whose head is English stop words, publication dates over 3 years, 1% undated), then

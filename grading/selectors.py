@@ -52,7 +52,7 @@ class ReferenceEvent:
 
 @dataclass(frozen=True)
 class Reference:
-    """The current hindsight reference of a question (worldreasoner.md §3.1: C^H and G^H).
+    """The current hindsight reference of a question (WorldReasoner, Section 3.1: C^H and G^H).
 
     ``events`` holds every event with ``rejected`` flagged; ``sources`` (C^H) is the union of the
     source articles of non-rejected events and the evidence articles of links between them. Only

@@ -1,4 +1,4 @@
-"""LRAE judges for open-ended questions (openforecast.txt section 5, Table 13; DESIGN.md section 3).
+"""LRAE judges for open-ended questions (OpenForecast, Section 5 and Table 13; docs/methods.md).
 
 Two judges answer the same questions and feed the same counting code
 (:func:`grading.scoring.open_ended.score_open_ended`):

@@ -1,4 +1,4 @@
-"""LLM hindsight builder (worldreasoner.md B.2) over any OpenAI-compatible server.
+"""LLM hindsight builder (WorldReasoner, Appendix B.2) over any OpenAI-compatible server.
 
 Stage ``hindsight_explanation`` (HindsightAgent): evidence is gathered from the platform's own
 corpus through the temporal gateway as of t_res + HINDSIGHT_EVIDENCE_WINDOW_DAYS, ranked by the

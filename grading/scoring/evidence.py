@@ -1,4 +1,4 @@
-"""Evidence quality (worldreasoner.md F.2, DESIGN.md section 3).
+"""Evidence quality (WorldReasoner, Appendix F.2; docs/methods.md).
 
 * ``C``: the forecast's sources (cited ids plus ids read through the gateway for it; the caller
   builds the union). ``C^H``: the reference evidence set (union of the hindsight graph's sources).

@@ -1,12 +1,12 @@
 """OpenForecast open-ended scoring: LRAE counting, a lexical judge and the LLM judge prompts.
 
-LRAE (openforecast.txt section 5 and Appendix B.3) judges each atomic predicted event:
+LRAE (OpenForecast, Section 5 and Appendix B.3) judges each atomic predicted event:
 
 * **Stage 1** (step 3): against the gold label list. A match names one gold label.
 * **Stage 2** (step 5): a prediction not matched in stage 1 is judged against retrieved evidence;
   if supported it is a *missing true prediction* (MTP), otherwise a false positive (FP).
 
-Counting (DESIGN.md section 3 refines the paper's "number of correct predictions" into distinct labels):
+Counting (docs/methods.md reads the paper's "number of correct predictions" as distinct labels):
 
 * ``TP`` = number of **distinct** gold labels matched in stage 1;
 * ``FN`` = number of gold labels never matched;
@@ -67,7 +67,7 @@ Judge = Literal["llm", "lexical"]
 DEFAULT_LEXICAL_THRESHOLD: Final = 0.5
 
 # --------------------------------------------------------------------------------------------------
-# Prompt templates (openforecast.txt Table 13, verbatim; the paper's "\n" are newlines here).
+# Prompt templates (OpenForecast, Table 13, verbatim; the paper's "\n" are newlines here).
 # Placeholders: {question}, {label}, {prediction}. Known quirks kept on purpose: "Lable", the
 # trailing quote of the AQA prompt. The third template is printed with a "Stage 1" row header in
 # the paper's table, but the caption says stage 2 "evaluates the prediction with retrieved web

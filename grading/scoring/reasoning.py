@@ -1,4 +1,4 @@
-"""Reasoning quality: key events, hybrid event matcher, KER (worldreasoner.md B.4 and F.3).
+"""Reasoning quality: key events, hybrid event matcher, KER (WorldReasoner, Appendix B.4 and F.3).
 
 This module is the default matcher, ``hybrid`` (version :data:`MATCHER_VERSION`). The module
 :mod:`grading.scoring.worldreasoner` reproduces the public WorldReasoner evaluator instead (matcher

@@ -1,4 +1,4 @@
-"""Optional semantic event matcher: all-MiniLM-L6-v2 cosine similarity (worldreasoner.md F.3, G.3.2).
+"""Optional semantic event matcher: all-MiniLM-L6-v2 cosine similarity (WorldReasoner, Appendix F.3 and G.3.2).
 
 The paper's primary reasoning metric uses the hybrid lexical matcher (:mod:`grading.scoring.reasoning`)
 because it needs no model weights; its robustness check replaces the text similarity with the cosine of

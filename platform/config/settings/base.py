@@ -249,7 +249,7 @@ QUESTION_GENERATION_MAX_CLUSTER_SIZE = env_int("HINDSIGHT_QGEN_MAX_CLUSTER_SIZE"
 QUESTION_GENERATION_MAX_CLUSTERS = env_int("HINDSIGHT_QGEN_MAX_CLUSTERS", 5)
 QUESTION_GENERATION_MAX_QUESTIONS_PER_CLUSTER = env_int("HINDSIGHT_QGEN_MAX_QUESTIONS_PER_CLUSTER", 3)
 
-# Hindsight graphs (grading/): quality thresholds of worldreasoner.md B.3, build budgets and windows.
+# Hindsight graphs (grading/): quality thresholds of WorldReasoner, Appendix B.3 (docs/methods.md), build budgets and windows.
 HINDSIGHT_GRAPH_MIN_DEPTH = env_int("HINDSIGHT_GRAPH_MIN_DEPTH", 3)
 HINDSIGHT_GRAPH_MIN_EVENTS = env_int("HINDSIGHT_GRAPH_MIN_EVENTS", 10)
 HINDSIGHT_GRAPH_MIN_SOURCES = env_int("HINDSIGHT_GRAPH_MIN_SOURCES", 20)

@@ -151,7 +151,7 @@ def test_lexical_argument_match() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Prompts (openforecast.txt Table 13) and response parsing
+# Prompts (OpenForecast, Table 13) and response parsing
 # ---------------------------------------------------------------------------------------------
 
 
