@@ -4,7 +4,8 @@ Views document what is particular to them; ``add_common_errors`` (a postprocessi
 every operation what any of them can answer, so the published contract cannot forget one:
 400 (a bad query parameter, e.g. a NUL character), 401 (a token that is unknown or revoked), 406,
 429 (rate limit), 503 (Redis unreachable); 404 where the path names something; 413 and 415 where
-there is a body. Ids in paths are documented as the positive numbers they are.
+there is a body. Ids in paths are documented as the positive numbers they are, and an optional
+query parameter's empty value as what it means here: not given.
 """
 
 from __future__ import annotations
@@ -74,4 +75,7 @@ def add_common_errors(result: dict[str, Any], generator: Any, request: Any, publ
                 if parameter.get("in") == "path" and schema.get("type") == "integer":
                     schema.setdefault("minimum", 1)
                     schema.setdefault("maximum", MAX_ID)
+                if parameter.get("in") == "query" and not parameter.get("required"):
+                    # DRF (and the leaderboard's own parsing) read `name=` as "not given".
+                    parameter["allowEmptyValue"] = True
     return result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -80,6 +81,19 @@ def offset_field() -> serializers.IntegerField:
 
 def id_field(help_text: str, **kwargs: Any) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text=help_text, **kwargs)
+
+
+_CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+class SessionIdField(serializers.UUIDField):
+    """A replay session id written as the API writes it (8-4-4-4-12 hex digits), as the schema's
+    ``format: uuid`` says; DRF alone would also take 32 bare digits, braces or a urn: prefix."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str) or not _CANONICAL_UUID.fullmatch(data):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
 
 
 class PageQuery(serializers.Serializer):

@@ -22,6 +22,7 @@ from leaderboard.apis.common import (
     ApiPagination,
     ErrorSerializer,
     PageQuery,
+    SessionIdField,
     id_field,
     limit_field,
     offset_field,
@@ -89,7 +90,7 @@ class EvidenceApi(APIView):
 
 
 class SessionInput(serializers.Serializer):
-    session = serializers.UUIDField(required=False, help_text="Replay session id: evidence as of its simulated date.")
+    session = SessionIdField(required=False, help_text="Replay session id: evidence as of its simulated date.")
 
 
 class ScopeInput(SessionInput):
@@ -215,9 +216,18 @@ class EventsOutputSerializer(serializers.Serializer):
 
 class EventsApi(EvidenceApi):
     class InputSerializer(ScopeInput):
-        subject = serializers.CharField(required=False, max_length=3, min_length=3)
-        object = serializers.CharField(required=False, max_length=3, min_length=3)
-        relation = serializers.CharField(required=False, max_length=3, min_length=2)
+        subject = serializers.RegexField(
+            r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 head entity."
+        )
+        object = serializers.RegexField(
+            r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 tail entity."
+        )
+        relation = serializers.RegexField(
+            r"^[0-9]{2,3}$",
+            required=False,
+            trim_whitespace=False,
+            help_text="CAMEO code; a first-level (2-digit) code includes its children.",
+        )
         start = serializers.DateField(required=False)
         end = serializers.DateField(required=False)
         aggregate = serializers.ChoiceField(required=False, choices=["count", "relation", "entity"])

@@ -17,6 +17,7 @@ from leaderboard.apis.common import (
     ErrorSerializer,
     IsAgent,
     PageQuery,
+    SessionIdField,
     api_exception,
     error_body,
     id_field,
@@ -43,19 +44,51 @@ class ParsedJSONField(serializers.JSONField):
         return data
 
 
+@extend_schema_field({"type": "object", "additionalProperties": {}})
+class PredictionField(ParsedJSONField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "maxItems": 200,
+        "items": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "pattern": "^https?://"}]},
+    }
+)
+class SourcesField(ParsedJSONField):
+    pass
+
+
+@extend_schema_field({"type": "string"})
+class RationaleField(ParsedJSONField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {"events": {"type": "array", "maxItems": 50}, "edges": {"type": "array"}},
+    }
+)
+class GraphField(ParsedJSONField):
+    pass
+
+
 class ForecastInputSerializer(serializers.Serializer):
     question = id_field("Question id.")
-    session = serializers.UUIDField(
+    session = SessionIdField(
         required=False, allow_null=True, help_text="Your replay session id (replay questions); null for live ones."
     )
-    prediction = ParsedJSONField(help_text="Shape depends on the question type; see the API description.")
-    sources = ParsedJSONField(
+    prediction = PredictionField(help_text="Shape depends on the question type; see the API description.")
+    sources = SourcesField(
         required=False,
         default=list,  # type: ignore[arg-type]
         help_text="Cited sources: article ids or http(s) URLs (at most 200).",
     )
-    rationale = ParsedJSONField(required=False, default="", help_text="Free text.")  # type: ignore[arg-type]
-    graph = ParsedJSONField(
+    rationale = RationaleField(required=False, default="", help_text="Free text.")  # type: ignore[arg-type]
+    graph = GraphField(
         required=False,
         allow_null=True,
         default=None,
@@ -230,7 +263,7 @@ _ERRORS = {
 
 class ForecastListQuery(PageQuery):
     question = id_field("Only forecasts on this question.", required=False)
-    session = serializers.UUIDField(required=False, help_text="Only forecasts made in this replay session.")
+    session = SessionIdField(required=False, help_text="Only forecasts made in this replay session.")
     track = serializers.ChoiceField(choices=Question.Track.choices, required=False, allow_blank=True)
 
 
