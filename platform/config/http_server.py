@@ -138,6 +138,10 @@ class ChunkedReader(io.RawIOBase):
 
 
 class _ServerHandler(basehttp.ServerHandler):
+    # Set by wsgiref's handler and by _RequestHandler, which the stubs do not know of.
+    headers: Any
+    request_handler: Any
+
     def __init__(self, stdin: Any, stdout: Any, stderr: Any, environ: dict[str, Any], **kwargs: Any) -> None:
         self.closing = closes_connection(environ)
         self.leftover: Any = None
@@ -190,7 +194,7 @@ class _RequestHandler(basehttp.WSGIRequestHandler):
             self.send_error(400, f"Malformed request body: {exc}")
             return
         handler.request_handler = self
-        handler.run(self.server.get_app())
+        handler.run(self.server.get_app())  # type: ignore[attr-defined]
 
 
 class EmbeddedWSGIServer(basehttp.WSGIServer):
