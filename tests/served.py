@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import httpx
 
-from tests.celery_worker import ROOT, _test_database_url
+from tests.celery_worker import ROOT, _test_database_url, stop_process
 
 SERVERS = ("gunicorn", "embedded")
 
@@ -64,9 +64,4 @@ def served(server: str, **env_overrides: str) -> Iterator[str]:
             time.sleep(0.2)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)

@@ -14,6 +14,7 @@ import httpx
 
 from leaderboard.models import Forecast, ReplaySession
 from leaderboard.services.evidence import evidence_log_flush
+from tests.leaderboard.hostile_world import hostile_world
 
 HUGE = "99999999999999999999"
 
@@ -166,6 +167,14 @@ DEPTH_PROBES = [
 def stored() -> tuple[int, int]:
     evidence_log_flush()
     return Forecast.objects.count(), ReplaySession.objects.count()
+
+
+def refused_storing_nothing(probe: Probe, agent: Any, client: httpx.Client) -> None:
+    """Send ``probe`` in a small world and check it is refused and changes nothing."""
+    world = hostile_world(agent)
+    before = stored()
+    assert_refused(probe, probe.send(client, world))
+    assert stored() == before
 
 
 def assert_refused(probe: Probe, response: httpx.Response) -> None:

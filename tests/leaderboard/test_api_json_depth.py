@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 import pytest
 
 from leaderboard.models import Agent
-from tests.leaderboard.hostile_requests import DEPTH_PROBES, Probe, assert_refused, stored
-from tests.leaderboard.hostile_world import hostile_world
+from tests.leaderboard.hostile_requests import DEPTH_PROBES, Probe, refused_storing_nothing
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.mark.parametrize("probe", DEPTH_PROBES, ids=lambda p: p.name)
 def test_refused_with_a_named_4xx_and_nothing_stored(probe: Probe, agent: Agent, agent_http: httpx.Client) -> None:
-    world: dict[str, Any] = hostile_world(agent)
-    before = stored()
-    assert_refused(probe, probe.send(agent_http, world))
-    assert stored() == before
+    refused_storing_nothing(probe, agent, agent_http)
