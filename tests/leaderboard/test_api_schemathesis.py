@@ -128,7 +128,8 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
         "--workers", "1", "--generation-database", "none", "--request-timeout", "30",
         "--output-sanitize", "false", "--report", "json", "--report-json-path", str(report), "--no-color",
     ]  # fmt: skip
-    run = subprocess.run(command, capture_output=True, text=True, timeout=MAX_SECONDS + 120)
+    # In the test's own folder: schemathesis keeps a cache in its working directory.
+    run = subprocess.run(command, capture_output=True, text=True, timeout=MAX_SECONDS + 120, cwd=tmp_path)
     summary = json.loads(report.read_text())
     cases = summary["test_cases"]
     print(f"schemathesis: {cases['generated']} cases, {cases['unique_failures']} unique failures")
