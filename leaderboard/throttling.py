@@ -155,7 +155,7 @@ def cache_down(action: str) -> bool:
 
 
 class TokenRateThrottle(BaseThrottle):
-    """The API's one budget: per agent token, per signed-in user, else per client address."""
+    """The API's one budget: per token, per signed-in user, else per client address."""
 
     def __init__(self) -> None:
         self._wait: float | None = None
@@ -164,6 +164,10 @@ class TokenRateThrottle(BaseThrottle):
         user = getattr(request, "user", None)
         if isinstance(user, AgentPrincipal):
             return f"token:{user.token.pk}"
+        token = getattr(request, "auth", None)  # another kind of token (a delivery's evidence token)
+        token_pk = getattr(token, "pk", None)
+        if token_pk is not None:
+            return f"{type(token).__name__.lower()}:{token_pk}"
         if user is not None and user.is_authenticated:
             return f"user:{user.pk}"
         return f"addr:{client_address(request)}"

@@ -97,8 +97,9 @@ class ScopeInput(SessionInput):
     question = id_field("Live question id: evidence as of now.", required=False)
 
 
-# A gateway call's possible errors besides 200 (401: no or bad token; 404: unknown or not visible).
-ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 404: ErrorSerializer, 429: ErrorSerializer}
+# A gateway call's possible errors besides 200 (401: no or bad token; 403: an evidence token outside
+# its session; 404: unknown or not visible).
+ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 429: ErrorSerializer}
 
 
 class ArticleHitSerializer(serializers.Serializer):

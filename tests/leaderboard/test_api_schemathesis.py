@@ -133,7 +133,7 @@ def test_schemathesis_finds_no_server_error_and_no_schema_violation(
     summary = json.loads(report.read_text())
     cases = summary["test_cases"]
     print(f"schemathesis: {cases['generated']} cases, {cases['unique_failures']} unique failures")
-    assert summary["operations"]["tested"] == summary["operations"]["total"] == 14, summary["operations"]
+    assert summary["operations"]["tested"] == summary["operations"]["total"] >= 15, summary["operations"]
     assert summary["phases"]["stateful"]["status"] != "skip", summary["phases"]
     assert cases["generated"] > 500
     assert summary["failures"] == [] and summary["errors"] == [], run.stdout[-8000:]

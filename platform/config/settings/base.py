@@ -177,6 +177,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two choice sets are both called "status": name them after what they describe.
+    "ENUM_NAME_OVERRIDES": {
+        "QuestionStatusEnum": "ingestion.models.Question.Status",
+        "DeliveryStatusEnum": "endpoints.models.Delivery.Status",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "leaderboard.schema.add_common_errors",
