@@ -8,16 +8,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception
+from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception, id_field
 from leaderboard.authentication import request_agent
 from leaderboard.models import ReplaySession
 from leaderboard.services.errors import ServiceError
 from leaderboard.services.forecasts import replay_session_open
-from leaderboard.throttling import TokenRateThrottle
 
 
 class ReplayInputSerializer(serializers.Serializer):
-    question = serializers.IntegerField(help_text="Id of a replay-track question.")
+    question = id_field("Id of a replay-track question.")
 
 
 class ReplayOutputSerializer(serializers.ModelSerializer):
@@ -35,7 +34,6 @@ class ReplayOutputSerializer(serializers.ModelSerializer):
 
 class ReplayOpenApi(APIView):
     permission_classes = [IsAgent]
-    throttle_classes = [TokenRateThrottle]
 
     @extend_schema(
         operation_id="replays_open",

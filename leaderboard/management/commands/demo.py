@@ -23,14 +23,12 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_application
-from django.core.servers.basehttp import run as serve_wsgi
 from django.db import connection
 
 from config import celery_app
+from config.http_server import serve_site
 from config.inprocess_beat import InProcessBeat
 from ingestion.sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
 from leaderboard.baselines import baselines_run
@@ -170,14 +168,13 @@ class Command(BaseCommand):
 
     def _serve(self, host: str, port: int) -> threading.Thread:
         self.step(f"Serving the site on http://{host}:{port}/")
-        handler = StaticFilesHandler(get_internal_wsgi_application())
         ready = threading.Event()
         failure: list[BaseException] = []
 
         def target() -> None:
             try:
                 ready.set()
-                serve_wsgi(host, port, handler, ipv6=False, threading=True, server_cls=WSGIServer)
+                serve_site(host, port)
             except BaseException as exc:  # the port is taken, typically
                 failure.append(exc)
 

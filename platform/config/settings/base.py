@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import dj_database_url
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parents[3]
 VAR_DIR = Path(os.environ.get("HINDSIGHT_VAR_DIR", BASE_DIR / "var"))
@@ -24,6 +26,17 @@ def env_bool(name: str, default: bool = False) -> bool:
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return default if value in (None, "") else int(value)
+
+
+def env_networks(name: str) -> list[str]:
+    """A comma-separated list of IP addresses or networks, each checked here."""
+    items = [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not an IP address or network ({exc})") from exc
+    return items
 
 
 def env_float(name: str, default: float) -> float:
@@ -56,13 +69,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Answers 413 JSON for oversized API bodies before anything reads them.
-    "leaderboard.middleware.ApiBodySizeLimitMiddleware",
+    # API: 413 JSON for oversized bodies before anything reads them, 400 for NUL in the query.
+    "leaderboard.middleware.ApiRequestGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Log-in lockout, sign-up and password-reset limits (after CSRF: forged posts are not counted).
+    "leaderboard.account_throttle.AccountThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -140,6 +155,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_THROTTLE_CLASSES": ["leaderboard.throttling.TokenRateThrottle"],
+    # Bodies are JSON only, refused whole when they hold text no column can store (NUL, lone
+    # surrogates) or nest deeper than any forecast does.
+    "DEFAULT_PARSER_CLASSES": ["leaderboard.apis.parsing.CheckedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
@@ -158,11 +177,32 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two choice sets are both called "status": name them after what they describe.
+    "ENUM_NAME_OVERRIDES": {
+        "QuestionStatusEnum": "ingestion.models.Question.Status",
+        "DeliveryStatusEnum": "endpoints.models.Delivery.Status",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "leaderboard.schema.add_common_errors",
+    ],
 }
 
-# Forecast API rate limit per token: requests per window (seconds).
+# API rate limit (every endpoint): requests per window (seconds) per agent token, else per signed-in
+# user, else per client address; 0 turns it off.
 HINDSIGHT_RATE_LIMIT_REQUESTS = env_int("HINDSIGHT_RATE_LIMIT_REQUESTS", 600)
 HINDSIGHT_RATE_LIMIT_WINDOW = env_int("HINDSIGHT_RATE_LIMIT_WINDOW", 60)
+# With the cache (Redis) unreachable: serve requests uncounted (true) or answer 503 + Retry-After.
+HINDSIGHT_RATE_LIMIT_FAIL_OPEN = env_bool("HINDSIGHT_RATE_LIMIT_FAIL_OPEN", False)
+# Addresses or networks of reverse proxies whose X-Forwarded-For is believed (comma-separated, e.g.
+# "10.0.0.0/8,127.0.0.1"); empty: the client address is the connection's peer address.
+HINDSIGHT_TRUSTED_PROXIES = env_networks("HINDSIGHT_TRUSTED_PROXIES")
+# Log-in lockout: failed attempts per username and per client address within the window (seconds).
+HINDSIGHT_LOGIN_FAILURES_PER_USER = env_int("HINDSIGHT_LOGIN_FAILURES_PER_USER", 5)
+HINDSIGHT_LOGIN_FAILURES_PER_ADDRESS = env_int("HINDSIGHT_LOGIN_FAILURES_PER_ADDRESS", 30)
+HINDSIGHT_LOGIN_LOCKOUT_SECONDS = env_int("HINDSIGHT_LOGIN_LOCKOUT_SECONDS", 900)
+# Sign-up and password-reset forms: submissions per client address per hour (reset: also per e-mail).
+HINDSIGHT_ACCOUNT_FORMS_PER_HOUR = env_int("HINDSIGHT_ACCOUNT_FORMS_PER_HOUR", 20)
 
 # Fetching feeds and market APIs (ingestion/fetching.py).
 HINDSIGHT_FETCH_TIMEOUT_SECONDS = env_float("HINDSIGHT_FETCH_TIMEOUT_SECONDS", 20.0)
