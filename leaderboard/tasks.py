@@ -53,6 +53,16 @@ def regrade_questions(question_ids: list[int]) -> list[dict[str, Any]]:
     return [report.as_dict() for report in reports]
 
 
+@shared_task(name="leaderboard.tasks.grade_published_question", **GRADING_TASK_OPTIONS)
+def grade_published_question(question_id: int) -> dict[str, Any]:
+    """Staff published a replay outcome: grade what arrived since its resolution (replay forecasts
+    always do), then refresh the standings, which take the question's grades from now on even when
+    none changed."""
+    report = grade_question(question_id=question_id)
+    update_standings_for_questions.delay([question_id])
+    return report.as_dict()
+
+
 @shared_task(name="leaderboard.tasks.sweep_pending_grading", acks_late=True)
 def sweep_pending_grading() -> list[int]:
     """Enqueue regrades of the questions with missing or stale grades (re-drives lost messages),
