@@ -105,7 +105,7 @@ class _Client:
     def offered(
         self, *, limit: int, imported_limit: int | None = None, types: tuple[str, ...] = ()
     ) -> list[dict[str, Any]]:
-        """Open live questions and offered replay questions; at most ``imported_limit`` imported
+        """Open live questions and unpublished replay questions; at most ``imported_limit`` imported
         ones per track (a large imported set would otherwise dominate a short demo run)."""
         found: list[dict[str, Any]] = []
         for filters in ({"track": "live", "status": "open"}, {"track": "replay", "status": "resolved"}):
@@ -115,6 +115,8 @@ class _Client:
                 for q in body["results"]:
                     if types and q["type"] not in types:
                         continue
+                    if q["track"] == "replay" and q["outcome_published_at"]:
+                        continue  # a published replay question takes no more forecasts
                     if q["origin"] == "imported" and imported_limit is not None:
                         if imported >= imported_limit:
                             continue

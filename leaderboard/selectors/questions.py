@@ -6,13 +6,26 @@ from typing import Any
 
 import django_filters
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from ingestion.models import Question, Resolution
 
 
+def public_status_q(status: str) -> Q:
+    """Questions whose public status (``Question.public_status``) is ``status``: an annulled replay
+    question counts as resolved until its outcome is published."""
+    hidden_annulment = Q(
+        status=Question.Status.ANNULLED, track=Question.Track.REPLAY, outcome_published_at__isnull=True
+    )
+    if status == Question.Status.RESOLVED:
+        return Q(status=status) | hidden_annulment
+    if status == Question.Status.ANNULLED:
+        return Q(status=status) & ~hidden_annulment
+    return Q(status=status)
+
+
 class QuestionFilter(django_filters.FilterSet):
-    status = django_filters.ChoiceFilter(choices=Question.Status.choices)
+    status = django_filters.ChoiceFilter(choices=Question.Status.choices, method="filter_public_status")
     track = django_filters.ChoiceFilter(choices=Question.Track.choices)
     type = django_filters.ChoiceFilter(choices=Question.Type.choices)
     domain = django_filters.CharFilter(lookup_expr="iexact")
@@ -20,6 +33,9 @@ class QuestionFilter(django_filters.FilterSet):
     class Meta:
         model = Question
         fields = ["status", "track", "type", "domain"]
+
+    def filter_public_status(self, queryset: QuerySet[Question], name: str, value: str) -> QuerySet[Question]:
+        return queryset.filter(public_status_q(value))
 
 
 def _can_see_hidden(user: Any) -> bool:

@@ -129,12 +129,15 @@ def grading_release(*, question_id: int, claimed_at: datetime) -> None:
 
 def counting_forecasts(question: Question, heads: Sequence[ForecastHead]) -> set[int]:
     """Ids of the forecasts that count: live, each agent's latest at or before close_at; replay,
-    each session's latest (``heads`` are ordered by received_at, id)."""
+    each session's latest received before the outcome was published (a forecast made once the
+    outcome is public never counts, however it got in). ``heads`` are ordered by received_at, id."""
     latest: dict[tuple[int, Any], int] = {}
     replay = question.track == Question.Track.REPLAY
+    published = question.outcome_published_at
     for head in heads:
         if replay:
-            latest[(head.agent_id, head.session_id)] = head.id
+            if published is None or head.received_at < published:
+                latest[(head.agent_id, head.session_id)] = head.id
         elif head.received_at <= question.close_at:
             latest[(head.agent_id, None)] = head.id
     return set(latest.values())

@@ -18,7 +18,7 @@ from leaderboard.forms import ForecastForm, ForecastTargetForm, new_idempotency_
 from leaderboard.models import Agent, Forecast, ReplaySession
 from leaderboard.selectors.teams import agent_list_for_user
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
-from leaderboard.services.forecasts import REPLAY_OFFERED_STATUSES, forecast_submit, replay_session_open
+from leaderboard.services.forecasts import forecast_submit, replay_offered_q, replay_session_open
 
 QUESTION_CHOICES_LIMIT = 500
 
@@ -30,8 +30,7 @@ def _forecastable_questions() -> list[Question]:
     """
     return list(
         Question.objects.filter(
-            Q(track=Question.Track.LIVE, status=Question.Status.OPEN)
-            | Q(track=Question.Track.REPLAY, status__in=REPLAY_OFFERED_STATUSES)
+            Q(track=Question.Track.LIVE, status=Question.Status.OPEN) | replay_offered_q()
         ).order_by("track", "close_at", "id")[:QUESTION_CHOICES_LIMIT]
     )
 

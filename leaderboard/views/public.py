@@ -31,7 +31,7 @@ from leaderboard import charts
 from leaderboard import standings as maths
 from leaderboard.models import Agent, Forecast, Grade
 from leaderboard.selectors.grades import matcher_settings
-from leaderboard.selectors.questions import question_resolutions_visible
+from leaderboard.selectors.questions import public_status_q, question_resolutions_visible
 from leaderboard.selectors.standings import (
     METRIC_LABELS,
     agent_standings,
@@ -271,8 +271,11 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
 def questions_list(request: HttpRequest) -> HttpResponse:
     qs = Question.objects.exclude(status=Question.Status.DRAFT)
     filters = {}
+    status = request.GET.get("status", "")
+    if status in Question.Status.values:
+        qs = qs.filter(public_status_q(status))
+        filters["status"] = status
     for param, lookup, allowed in (
-        ("status", "status", Question.Status.values),
         ("track", "track", Question.Track.values),
         ("type", "type", Question.Type.values),
         ("origin", "origin", Question.Origin.values),
