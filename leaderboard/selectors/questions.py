@@ -2,13 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, Final
 
 import django_filters
 from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 
 from ingestion.models import Question, Resolution
+
+# A replay question opens sessions and takes forecasts while its status is one of these and its
+# outcome is unpublished: resolved, closed while staff have un-resolved it for review, or annulled
+# (an annulled question looks like any other until its outcome is published).
+REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED, Question.Status.ANNULLED)
+
+
+def replay_offered_q(prefix: str = "") -> Q:
+    """Replay questions that open sessions and take forecasts (``prefix``: a path to the question)."""
+    return Q(
+        **{
+            f"{prefix}track": Question.Track.REPLAY,
+            f"{prefix}status__in": REPLAY_OFFERED_STATUSES,
+            f"{prefix}outcome_published_at__isnull": True,
+        }
+    )
+
+
+def live_open_q(*, now: datetime, prefix: str = "") -> Q:
+    """Live questions taking forecasts at ``now``."""
+    return Q(
+        **{
+            f"{prefix}track": Question.Track.LIVE,
+            f"{prefix}status": Question.Status.OPEN,
+            f"{prefix}open_at__lte": now,
+            f"{prefix}close_at__gt": now,
+        }
+    )
 
 
 def public_status_q(status: str) -> Q:

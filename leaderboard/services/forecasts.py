@@ -29,22 +29,16 @@ import psycopg
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connections, router, transaction
-from django.db.models import Model, Q, sql
+from django.db.models import Model, sql
 from django.db.models.constants import OnConflict
 from django.utils import timezone
 
 from ingestion.models import Article, Question
 from ingestion.services.questions import default_window_end
 from leaderboard.models import Agent, Forecast, ReplaySession
+from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
 from leaderboard.services.errors import ForecastConflict, NotFound
 from leaderboard.services.predictions import ArticleResolver, forecast_body_clean, url_variants
-
-REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED, Question.Status.ANNULLED)
-
-
-def replay_offered_q() -> Q:
-    """Replay questions that open sessions and take forecasts (see the module docstring)."""
-    return Q(track=Question.Track.REPLAY, status__in=REPLAY_OFFERED_STATUSES, outcome_published_at__isnull=True)
 
 
 def _refuse_unless_offered(question: Question, *, what: str) -> None:

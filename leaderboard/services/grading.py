@@ -42,7 +42,7 @@ from django.utils import timezone
 
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
-from grading.scoring.evidence import leaked_items, score_evidence
+from grading.scoring.evidence import leaked_items, source_precision, source_recall
 from grading.scoring.open_ended import PredictionVerdict, score_open_ended
 from grading.scoring.reasoning import Event, MatcherSettings, ReasoningScore, ReferenceIndex
 from grading.scoring.relation import sanitize_relation, score_relation
@@ -72,12 +72,15 @@ from leaderboard.selectors.grades import (
     matcher_settings,
     reference_key_of,
 )
+from leaderboard.services.leaks import ServedIndex, forecast_as_of
 from leaderboard.services.predictions import question_options
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RESOLVED_KINDS = (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
+# A grade's details list this many of its leaked reads (the count is always complete).
+LEAKED_READS_LISTED = 50
 _MARKS = str.maketrans("", "", "\x02\x03")
 
 
@@ -237,6 +240,7 @@ class QuestionGrader:
         key: str,
         now: datetime,
         reads: dict[int, list[Read]],
+        served: ServedIndex | None = None,
     ) -> None:
         self.question = question
         self.resolution = resolution
@@ -245,6 +249,7 @@ class QuestionGrader:
         self.key = key
         self.now = now
         self.reads = reads
+        self.served = served or ServedIndex({})
         self.matcher = matcher
         self.matcher_dict = matcher.as_dict()
         self.reference = reference
@@ -344,7 +349,8 @@ class QuestionGrader:
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             # A stored prediction that the rules cannot read is graded as ungradable, not skipped.
             details["outcome_error"] = str(exc)[:500]
-        self._evidence(grade, data, as_of, details)
+        leak_as_of = forecast_as_of(self.question, simulated_at=data.simulated_at, received_at=data.received_at)
+        self._evidence(grade, data, leak_as_of, details)
         return grade
 
     def _outcome(self, grade: dict[str, Any], data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
@@ -437,12 +443,22 @@ class QuestionGrader:
         cited_ids = [a for a, _ in data.cited]
         published: dict[int | str, datetime | None] = dict(data.cited)
         urls = [s for s in data.sources or [] if isinstance(s, str)]
-        # Leaks need only the forecast: counted whether or not the reference is ready.
+        # Leaks need only the forecast and the access log: counted whether or not the reference is ready.
         cited: list[int | str] = [*cited_ids, *urls]
         leaked, _unknown = leaked_items(cited, published, as_of)
-        grade["leaks"] = len(leaked)
         if leaked:
             details["leaked_article_ids"] = leaked
+        # A replay forecast also leaks whatever the gateway served its agent, in any scope, dated at
+        # or after its date (leaderboard.services.leaks).
+        served = (
+            self.served.leaked(agent_id=data.agent_id, until=data.received_at, as_of=as_of)
+            if data.session_id is not None
+            else []
+        )
+        if served:
+            details["leaked_reads"] = {"count": len(served), "items": served[:LEAKED_READS_LISTED]}
+        leaks: set[int | str] = {*leaked, *served}
+        grade["leaks"] = len(leaks)
         if not self.built:
             return
         read: set[int] = set()
@@ -451,13 +467,18 @@ class QuestionGrader:
                 break
             if data.session_id is None or r.session_id == data.session_id:
                 read.update(r.article_ids)
-        # C: cited articles, cited URLs that are not archive articles, and articles read for it.
-        sources: set[int | str] = {*cited_ids, *read}
+        # C: cited articles, cited URLs that are not archive articles, articles read for it, and the
+        # leaked articles read elsewhere; a leaked item counts in C but is never credited as overlap.
+        sources: set[int | str] = {*cited_ids, *read, *(k for k in served if isinstance(k, int))}
         sources.update(u for u in urls if u not in published)
-        srcp = score_evidence(sources, self.reference_ids)
-        grade["source_precision"] = srcp.source_precision
-        grade["source_recall"] = srcp.source_recall
-        details["evidence"] = {"sources": srcp.n_sources, "read": len(read), "overlap": srcp.n_overlap}
+        clean = sources - leaks
+        grade["source_precision"] = source_precision(sources, self.reference_ids - leaks)
+        grade["source_recall"] = source_recall(clean, self.reference_ids)
+        details["evidence"] = {
+            "sources": len(sources),
+            "read": len(read),
+            "overlap": len(clean & self.reference_ids),
+        }
 
     def _reasoning(self, grade: dict[str, Any], r: ReasoningScore) -> None:
         grade["key_event_recall"] = r.ker
@@ -708,7 +729,14 @@ def _grade(questions: Sequence[Question], *, now: datetime, force: bool) -> dict
         )
         for question in questions
     ]
-    work = [(plan, forecast_id) for plan in plans if plan.grader is not None for forecast_id in plan.todo]
+    grading = [plan for plan in plans if plan.grader is not None]
+    served = ServedIndex.for_questions(
+        [plan.question for plan in grading], {qid: found[0] for qid, found in heads_and_grades.items()}
+    )
+    for plan in grading:
+        assert plan.grader is not None
+        plan.grader.served = served
+    work = [(plan, forecast_id) for plan in grading for forecast_id in plan.todo]
     with _BatchWriter() as writer:
         for chunk in _chunks(work, settings.HINDSIGHT_GRADING_BATCH_SIZE):
             data = {d.id: d for d in forecast_data([forecast_id for _, forecast_id in chunk])}

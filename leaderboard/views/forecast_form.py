@@ -16,9 +16,10 @@ from django.urls import reverse
 from ingestion.models import Question
 from leaderboard.forms import ForecastForm, ForecastTargetForm, new_idempotency_key
 from leaderboard.models import Agent, Forecast, ReplaySession
+from leaderboard.selectors.questions import replay_offered_q
 from leaderboard.selectors.teams import agent_list_for_user
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
-from leaderboard.services.forecasts import forecast_submit, replay_offered_q, replay_session_open
+from leaderboard.services.forecasts import forecast_submit, replay_session_open
 
 QUESTION_CHOICES_LIMIT = 500
 
