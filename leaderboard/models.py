@@ -80,13 +80,18 @@ class ApiToken(models.Model):
 
 
 class ReplaySession(models.Model):
-    """An agent placed at a simulated date on a replay question; never changed once created."""
+    """An agent placed at a simulated date on a replay question; its date never changes.
+
+    The agent may close it (it then takes no more forecasts; those made stand), which also ends
+    its work on the question for the evidence gateway's rule (``leaderboard.services.evidence``).
+    """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="replay_sessions")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="replay_sessions")
     simulated_at = models.DateTimeField()
     created_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True, help_text="Closed by its agent: no more forecasts.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["agent", "question"], name="replay_one_per_agent_question")]

@@ -7,8 +7,8 @@ about day t with horizon l, evidence up to and including day t - l is visible.
 The simulated date cannot be walked around through another scope:
 
 - every query is scoped to one question (a replay session, or a live question);
-- an agent *working on* a replay question (it opened the session, the question still takes
-  forecasts, and the agent has not forecast in it yet) gets as-of-now evidence only for live
+- an agent *working on* a replay question (it opened the session and has neither forecast in it
+  nor closed it, and the question still takes forecasts) gets as-of-now evidence only for live
   questions it is *forecasting*: open for forecasts now, with a forecast of its own. Anything else
   answers ``EvidenceForbidden`` (403);
 - whatever the gateway served an agent, in any scope, before a replay forecast and dated at or
@@ -123,10 +123,10 @@ def evidence_scope_resolve(
 
 
 def replay_sessions_in_progress(*, agent: Agent) -> QuerySet[ReplaySession]:
-    """The agent's replay sessions it is working on: the question still takes forecasts and the
-    agent has not forecast in the session yet (earliest simulated date first)."""
+    """The agent's replay sessions it is working on: not closed, the question still takes forecasts
+    and the agent has not forecast in the session yet (earliest simulated date first)."""
     return (
-        ReplaySession.objects.filter(agent=agent)
+        ReplaySession.objects.filter(agent=agent, closed_at__isnull=True)
         .filter(replay_offered_q("question__"))
         .exclude(Exists(Forecast.objects.filter(session=OuterRef("pk"))))
         .order_by("simulated_at", "pk")
@@ -148,8 +148,9 @@ def _refuse_as_of_now_while_replaying(*, agent: Agent, question: Question, now: 
         f"you are working on replay question {working.question_id} (session {working.pk}, simulated date "
         f"{working.simulated_at.isoformat()}): until you forecast in that session, evidence as of now is "
         f"only for live questions you are forecasting (open, with a forecast of yours), and question "
-        f"{question.pk} is not one. Forecast in the session first, or submit a forecast on question "
-        f"{question.pk} while it is open (you can update it until it closes)."
+        f"{question.pk} is not one. Forecast in the session or close it first (DELETE /api/v1/replays/"
+        f"{working.pk}/), or submit a forecast on question {question.pk} while it is open (you can "
+        f"update it until it closes)."
     )
 
 

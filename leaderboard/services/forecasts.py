@@ -186,6 +186,11 @@ def _check_accepting(
     session = ctx.sessions.get(item.session_id)
     if session is None or session.agent_id != ctx.agent.pk:
         raise NotFound(f"replay session {item.session_id} not found for this agent", field="session")
+    if session.closed_at is not None:
+        raise ForecastConflict(
+            f"replay session {session.pk} was closed at {session.closed_at.isoformat()}; it takes no more forecasts",
+            field="session",
+        )
     if session.question_id != question.pk:
         errors["session"] = [f"replay session {session.pk} is for question {session.question_id}, not {question.pk}"]
     return session, errors
@@ -560,3 +565,17 @@ def replay_session_open(*, agent: Agent, question_id: int, now: datetime | None 
         # A concurrent request created it first; the unique constraint keeps one per agent and question.
         return ReplaySession.objects.get(agent=agent, question=question), False
     return session, True
+
+
+@transaction.atomic
+def replay_session_close(*, agent: Agent, session_id: uuid.UUID | str, now: datetime | None = None) -> ReplaySession:
+    """Close the agent's own replay session (idempotent): it takes no more forecasts, the ones made
+    stand, and the agent is no longer working on that question for the evidence gateway."""
+    now = now or timezone.now()
+    session = ReplaySession.objects.select_for_update().filter(pk=session_id, agent=agent).first()
+    if session is None:
+        raise NotFound(f"replay session {session_id} not found for this agent", field="session")
+    if session.closed_at is None:
+        session.closed_at = now
+        session.save(update_fields=["closed_at"])
+    return session

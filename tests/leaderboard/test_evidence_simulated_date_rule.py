@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 
 from ingestion.models import PricePoint, Question, StructuredEvent
-from leaderboard.models import Agent, EvidenceAccess, Grade
+from leaderboard.models import Agent, EvidenceAccess, Forecast, Grade
 from leaderboard.services.evidence import evidence_log_discard, evidence_log_flush
 from tests.factories import T0, ArticleFactory, MarketFactory
 from tests.leaderboard.api_support import T_RES, live_question, replay_question
@@ -172,3 +172,23 @@ def test_prices_and_event_counts_as_of_now_are_leaks_too(
     assert f"price:{late.pk}" in items and f"price:{early.pk}" not in items
     assert sum(1 for i in items if str(i).startswith("query:")) == 1
     assert _counting_grade(agent, replay).leaks == 2
+
+
+def test_closing_the_session_ends_the_work_and_the_forecasts(
+    world: dict[str, Any], agent: Agent, agent_http: httpx.Client, rival_http: httpx.Client
+) -> None:
+    replay, live = world["replay"], world["live"]
+    session = _session(agent_http, replay)
+    assert _search(agent_http, question=live.pk).status_code == 403
+    assert rival_http.delete(f"/api/v1/replays/{session}/").status_code == 404  # only its own agent closes it
+
+    closed = agent_http.delete(f"/api/v1/replays/{session}/")
+    assert closed.status_code == 200 and closed.json()["id"] == session and closed.json()["closed_at"]
+    assert agent_http.delete(f"/api/v1/replays/{session}/").json()["closed_at"] == closed.json()["closed_at"]
+    assert _search(agent_http, question=live.pk).status_code == 200
+    refused = agent_http.post(
+        "/api/v1/forecasts/", json={"question": replay.pk, "session": session, "prediction": {"probability": 0.9}}
+    )
+    assert refused.status_code == 409 and "was closed" in refused.json()["message"]
+    assert agent_http.post("/api/v1/replays/", json={"question": replay.pk}).json()["closed_at"] is not None
+    assert not Forecast.objects.exists()

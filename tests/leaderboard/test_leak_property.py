@@ -1,7 +1,7 @@
 """Property: whatever agents, sessions, questions, scopes and reading orders, no replay forecast gets
 clean credit for evidence dated at or after its simulated date.
 
-Random agents open replay sessions, search, read, list and count structured events and read prices
+Random agents open (and close) replay sessions, search, read, list and count structured events and read prices
 through sessions and live questions, and forecast (citing what they were served), all through the
 services the API calls, with the clock moving forward. Then every replay outcome is published and
 graded. The oracle is the gateway's own visibility rule (the ingestion selectors): an item the
@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from ingestion.models import Article, Market, PricePoint, Question, StructuredEvent
 from ingestion.selectors.evidence import article_get, events_query, prices_history
 from leaderboard.models import Agent, Forecast, Grade, ReplaySession
+from leaderboard.services.errors import ForecastConflict
 from leaderboard.services.evidence import (
     EventFilters,
     EvidenceForbidden,
@@ -38,7 +39,7 @@ from leaderboard.services.evidence import (
     evidence_prices,
     evidence_scope_resolve,
 )
-from leaderboard.services.forecasts import forecast_submit, replay_session_open
+from leaderboard.services.forecasts import forecast_submit, replay_session_close, replay_session_open
 from leaderboard.services.grading import grade_questions
 from tests.factories import T0, AgentFactory, MarketFactory
 from tests.leaderboard.api_support import live_question, replay_question
@@ -48,7 +49,7 @@ pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 NOW = T0 + timedelta(days=140)  # the clock when the agents start; every item is dated before it
 POLICIES = ("early", "mid", "late", "near_resolution")
-KINDS = ("open", "search", "read", "events", "count", "prices", "forecast", "forecast")
+KINDS = ("open", "search", "read", "events", "count", "prices", "forecast", "forecast", "close")
 TOTALS: Counter[str] = Counter()
 
 
@@ -116,10 +117,12 @@ def build(data: dict[str, Any]) -> World:
 
 
 def in_progress(world: World, agent: Agent) -> bool:
-    """The oracle of 'working on a replay question': a session on an offered question, no forecast in it."""
+    """The oracle of 'working on a replay question': an open session on an offered question, no forecast in it."""
     return any(
         not Forecast.objects.filter(session=s).exists()
-        for s in ReplaySession.objects.filter(agent=agent, question__outcome_published_at__isnull=True)
+        for s in ReplaySession.objects.filter(
+            agent=agent, closed_at__isnull=True, question__outcome_published_at__isnull=True
+        )
     )
 
 
@@ -177,6 +180,10 @@ def forecast(world: World, agent: Agent, target: Question, pick: int, now: datet
     session = session_of(agent, target, now)
     articles = sorted({s.key for s in world.served.get(agent.pk, []) if isinstance(s.key, int)})
     cited = [a for i, a in enumerate(articles) if pick >> i & 1]
+    if session is not None and session.closed_at is not None:
+        with pytest.raises(ForecastConflict, match="was closed"):
+            forecast_submit(agent=agent, question_id=target.pk, session_id=session.pk, prediction={}, now=now)
+        return
     forecast_submit(
         agent=agent,
         question_id=target.pk,
@@ -268,6 +275,9 @@ def test_no_replay_forecast_gets_clean_credit_for_later_evidence(data: dict[str,
             target = targets[target_index % len(targets)]
             if kind == "open":
                 session_of(agent, target, now)
+            elif kind == "close":
+                if (session := session_of(agent, target, now)) is not None:
+                    replay_session_close(agent=agent, session_id=session.pk, now=now)
             elif kind == "forecast":
                 forecast(world, agent, target, pick, now)
             else:
