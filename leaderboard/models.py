@@ -215,12 +215,15 @@ class Grade(models.Model):
 class QuestionGradingState(models.Model):
     """Per-question grading bookkeeping: the claim that keeps two workers off one question.
 
-    A worker claims the question with a conditional UPDATE on ``claimed_at``; a claim older than
-    HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is considered abandoned (a crashed worker) and may be taken.
+    A worker claims the question with a conditional UPDATE on ``claimed_at`` and keeps it alive
+    with ``heartbeat_at``; a claim without a heartbeat for HINDSIGHT_GRADING_CLAIM_STALE_SECONDS
+    belongs to a run that died and may be taken (``leaderboard.services.claims``).
     """
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="grading_state")
     claimed_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of the claiming run.")
+    claimed_by = models.CharField(max_length=200, blank=True, help_text="host:pid of the claiming run.")
     inputs_key = models.CharField(max_length=200, blank=True, help_text="Key of the last completed grading run.")
     graded_at = models.DateTimeField(null=True, blank=True)
     runs = models.PositiveIntegerField(default=0, help_text="Completed runs that wrote or changed grades.")

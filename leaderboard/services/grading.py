@@ -14,8 +14,9 @@ command call it). What it does depends on the question's current resolution:
 
 A run that finds every current grade on the current key writes nothing (idempotent). Two workers
 on one question: the first claims ``QuestionGradingState`` with a conditional UPDATE on
-``claimed_at``; the other gets ``status="busy"`` (the task retries later). A claim older than
-HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is taken over (its worker died).
+``claimed_at`` and keeps the claim alive with a heartbeat; the other gets ``status="busy"`` (the
+task tries again once a dead holder's claim would be stale). A claim whose heartbeat stopped for
+HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is taken over (its worker died): ``leaderboard.services.claims``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import numpy as np
 import orjson
 from django.conf import settings
 from django.db import connection, connections, transaction
-from django.db.models import Case, F, Field, Q, Value, When
+from django.db.models import F, Field
 from django.utils import timezone
 
 from grading.scoring import GRADER_VERSION
@@ -72,6 +73,7 @@ from leaderboard.selectors.grades import (
     matcher_settings,
     reference_key_of,
 )
+from leaderboard.services.claims import claims_kept_alive, grading_claim, released
 from leaderboard.services.leaks import ServedIndex, forecast_as_of
 from leaderboard.services.predictions import question_options
 
@@ -99,32 +101,6 @@ class GradingReport:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-# ------------------------------------------------------------------------------------ claim
-
-
-def grading_claim(*, question_id: int, now: datetime) -> bool:
-    """Take the question for this worker; False when another worker holds a fresh claim."""
-    stale = now - timedelta(seconds=settings.HINDSIGHT_GRADING_CLAIM_STALE_SECONDS)
-    claim = QuestionGradingState.objects.filter(question_id=question_id).filter(
-        Q(claimed_at__isnull=True) | Q(claimed_at__lt=stale)
-    )
-    if claim.update(claimed_at=now) == 1:
-        return True
-    # No state row yet (the question's first run), or a fresh claim by another worker: create the
-    # row if it is missing (a no-op when it exists) and try once more.
-    QuestionGradingState.objects.bulk_create([QuestionGradingState(question_id=question_id)], ignore_conflicts=True)
-    return claim.update(claimed_at=now) == 1
-
-
-def _released(claimed_at: datetime) -> Case:
-    """``claimed_at`` after releasing our claim: NULL if it is still ours, else untouched (taken over)."""
-    return Case(When(claimed_at=claimed_at, then=Value(None)), default=F("claimed_at"))
-
-
-def grading_release(*, question_id: int, claimed_at: datetime) -> None:
-    QuestionGradingState.objects.filter(question_id=question_id, claimed_at=claimed_at).update(claimed_at=None)
 
 
 # ------------------------------------------------------------------------------------ which counts
@@ -808,12 +784,12 @@ def _release(question_id: int, *, now: datetime, report: GradingReport) -> None:
     }
     if changed:
         updates["runs"] = F("runs") + 1
-    QuestionGradingState.objects.filter(question_id=question_id).update(**updates, claimed_at=_released(now))
+    QuestionGradingState.objects.filter(question_id=question_id).update(**updates, claimed_at=released(now))
 
 
 def _release_failed(question_id: int, *, now: datetime, exc: BaseException) -> None:
     QuestionGradingState.objects.filter(question_id=question_id).update(
-        last_error=f"{type(exc).__name__}: {exc}"[:2000], claimed_at=_released(now)
+        last_error=f"{type(exc).__name__}: {exc}"[:2000], claimed_at=released(now)
     )
 
 
@@ -890,7 +866,7 @@ def grade_questions(
             else:
                 reports[question_id] = GradingReport(question_id=question_id, status="busy")
     if claimed:
-        with cyclic_gc_paused():
+        with cyclic_gc_paused(), claims_kept_alive([q.pk for q in claimed], claimed_at=now):
             reports.update(_run_claimed(claimed, now=now, force=force))
     # Released first, then look for requests: a request left after this check finds the claim free.
     for question in claimed:
@@ -900,7 +876,8 @@ def grade_questions(
             if not grading_claim(question_id=question.pk, now=again_now):
                 grading_request_rerun(question_id=question.pk)
                 break
-            again = _run_claimed([question], now=again_now, force=False)[question.pk]
+            with claims_kept_alive([question.pk], claimed_at=again_now):
+                again = _run_claimed([question], now=again_now, force=False)[question.pk]
             report.graded += again.graded
             report.withdrawn += again.withdrawn
             report.counts_updated += again.counts_updated

@@ -263,7 +263,10 @@ HINDSIGHT_JUDGE_EVIDENCE_ARTICLES = env_int("HINDSIGHT_JUDGE_EVIDENCE_ARTICLES",
 HINDSIGHT_GRADING_BATCH_SIZE = env_int("HINDSIGHT_GRADING_BATCH_SIZE", 500)
 # Questions graded together by one task (the sweeper and `regrade` send them in groups of this size).
 HINDSIGHT_GRADING_QUESTIONS_PER_RUN = env_int("HINDSIGHT_GRADING_QUESTIONS_PER_RUN", 20)
-HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_SECONDS", 900)
+# A grading run stamps its claim every HEARTBEAT seconds; a claim silent for STALE seconds belongs to a
+# dead run and is taken over by the next delivery or sweep.
+HINDSIGHT_GRADING_HEARTBEAT_SECONDS = env_float("HINDSIGHT_GRADING_HEARTBEAT_SECONDS", 10.0)
+HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_SECONDS", 30)
 # Leaderboard: an agent needs this many questions carrying the rank metric to be ranked (else provisional).
 HINDSIGHT_MIN_RANKED_N = env_int("HINDSIGHT_MIN_RANKED_N", 10)
 # Leaderboard page size.
