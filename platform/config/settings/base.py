@@ -93,9 +93,14 @@ DATABASES: dict[str, Any] = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the server read while an in-process task writes.
-    DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = (
-        "PRAGMA journal_mode=WAL; PRAGMA busy_timeout=5000;"
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        # WAL lets the server read while an in-process task writes.
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        # Every transaction takes the write lock when it begins, waiting for it up to the busy
+        # timeout: a deferred transaction that read first could not wait when it came to write
+        # (SQLite answers "database is locked" at once rather than risk a deadlock).
+        transaction_mode="IMMEDIATE",
+        timeout=env_float("HINDSIGHT_SQLITE_BUSY_TIMEOUT_SECONDS", 30.0),
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
