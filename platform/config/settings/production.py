@@ -7,7 +7,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import DATABASES, REDIS_URL, env_bool, env_int
+from .base import DATABASES, EMAIL_HOST, REDIS_URL, env_bool, env_int
 
 DEBUG = False
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
@@ -21,3 +21,12 @@ DATABASES["default"]["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 60)
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
 CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# HTTPS only: redirect plain HTTP and tell browsers to stay on HTTPS (HSTS). On by default; turn
+# the redirect off only where a proxy already redirects, and HSTS only while moving to HTTPS.
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", True)
+# Without an SMTP server there is no e-mail: the password reset page says so instead of pretending.
+if not EMAIL_HOST and not os.environ.get("DJANGO_EMAIL_BACKEND"):
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
