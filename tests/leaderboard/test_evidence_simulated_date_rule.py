@@ -5,7 +5,6 @@ forecast (never credited as evidence)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from io import StringIO
 from typing import Any
@@ -16,21 +15,18 @@ from django.core.management import call_command
 
 from ingestion.models import PricePoint, Question, StructuredEvent
 from leaderboard.models import Agent, EvidenceAccess, Forecast, Grade
-from leaderboard.services.evidence import evidence_log_discard, evidence_log_flush
+from leaderboard.services.evidence import evidence_log_flush
 from tests.factories import T0, ArticleFactory, MarketFactory
 from tests.leaderboard.api_support import T_RES, live_question, replay_question
 from tests.leaderboard.grading_support import RefEvent, make_reference
 
-pytestmark = [pytest.mark.dual_db, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.dual_db,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("isolated_evidence_log"),
+]
 
 T_SIM = T0 + (T_RES - T0) / 2  # the replay question's mid-window simulated date
-
-
-@pytest.fixture(autouse=True)
-def _isolated_log() -> Iterator[None]:
-    evidence_log_discard()
-    yield
-    evidence_log_discard()
 
 
 @pytest.fixture

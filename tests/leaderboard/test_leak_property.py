@@ -14,7 +14,6 @@ rule for agents working on a replay question.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -45,19 +44,12 @@ from tests.factories import T0, AgentFactory, MarketFactory
 from tests.leaderboard.api_support import live_question, replay_question
 from tests.leaderboard.grading_support import RefEvent, make_reference
 
-pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db, pytest.mark.usefixtures("isolated_evidence_log")]
 
 NOW = T0 + timedelta(days=140)  # the clock when the agents start; every item is dated before it
 POLICIES = ("early", "mid", "late", "near_resolution")
 KINDS = ("open", "search", "read", "events", "count", "prices", "forecast", "forecast", "close")
 TOTALS: Counter[str] = Counter()
-
-
-@pytest.fixture(autouse=True)
-def _isolated_log() -> Iterator[None]:
-    evidence_log_discard()
-    yield
-    evidence_log_discard()
 
 
 @dataclass
