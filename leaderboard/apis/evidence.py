@@ -34,6 +34,7 @@ from leaderboard.models import Agent
 from leaderboard.selectors.evidence import evidence_log_for_agent
 from leaderboard.services.evidence import (
     EventFilters,
+    EvidenceForbidden,
     EvidenceNotFound,
     EvidenceScope,
     evidence_article_read,
@@ -87,6 +88,8 @@ class EvidenceApi(APIView):
             )
         except EvidenceNotFound as exc:
             raise NotFound(str(exc)) from exc
+        except EvidenceForbidden as exc:
+            raise PermissionDenied(str(exc)) from exc
 
 
 class SessionInput(serializers.Serializer):

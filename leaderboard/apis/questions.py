@@ -46,6 +46,8 @@ QUESTION_FIELDS = [
 
 
 class QuestionOutputSerializer(serializers.ModelSerializer):
+    # An annulled replay question reads "resolved" until its outcome is published (Question.public_status).
+    status = serializers.ChoiceField(choices=Question.Status.choices, source="public_status", read_only=True)
     outcome_revealed = serializers.SerializerMethodField(help_text="Whether the outcome is public.")
 
     class Meta:

@@ -17,6 +17,7 @@ import numpy.typing as npt
 import psycopg
 from django.conf import settings
 from django.core.cache import cache
+from django.core.exceptions import EmptyResultSet
 from django.db import connection, transaction
 from django.db.models import F, Max, Min, Q
 from django.utils import timezone
@@ -146,6 +147,10 @@ def _columns_sql(
 def _read_columns(fields: Sequence[tuple[str, str, str, str]], queryset: Any) -> dict[str, npt.NDArray[Any]]:
     """The ``fields`` of the rows of ``queryset`` as native numpy arrays (row order unspecified)."""
     out: dict[str, npt.NDArray[Any]] = {}
+    try:
+        queryset.order_by().values("pk").query.sql_with_params()
+    except EmptyResultSet:  # e.g. no agents to read (a question published before any grade was written)
+        return {name: np.empty(0, dtype=np.dtype(dtype).newbyteorder("=")) for name, _, _, dtype in fields}
     if connection.vendor != "postgresql":
         sql, params = _columns_sql(fields, queryset)
         with connection.cursor() as cursor:

@@ -13,7 +13,7 @@ from leaderboard.services.standings import standings_rebuild, standings_update_f
 from tests.factories import QuestionFactory
 from tests.leaderboard.standings_data import build_world, grade, resolve
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 def view_rows(**kw: object) -> dict[str, Standing]:

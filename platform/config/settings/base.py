@@ -109,9 +109,14 @@ DATABASES: dict[str, Any] = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the server read while an in-process task writes.
-    DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = (
-        "PRAGMA journal_mode=WAL; PRAGMA busy_timeout=5000;"
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        # WAL lets the server read while an in-process task writes.
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        # Every transaction takes the write lock when it begins, waiting for it up to the busy
+        # timeout: a deferred transaction that read first could not wait when it came to write
+        # (SQLite answers "database is locked" at once rather than risk a deadlock).
+        transaction_mode="IMMEDIATE",
+        timeout=env_float("HINDSIGHT_SQLITE_BUSY_TIMEOUT_SECONDS", 30.0),
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -128,6 +133,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# E-mail (password reset): an SMTP server when DJANGO_EMAIL_HOST is set; otherwise messages go to the
+# server's console (the embedded default). Production turns "no server" into "no e-mail" (production.py).
+EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get("DJANGO_EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env_int("DJANGO_EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("DJANGO_EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("DJANGO_EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = env_int("DJANGO_EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "Hindsight <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "leaderboard:dashboard"
 LOGOUT_REDIRECT_URL = "leaderboard:home"
@@ -326,7 +346,10 @@ HINDSIGHT_JUDGE_EVIDENCE_ARTICLES = env_int("HINDSIGHT_JUDGE_EVIDENCE_ARTICLES",
 HINDSIGHT_GRADING_BATCH_SIZE = env_int("HINDSIGHT_GRADING_BATCH_SIZE", 500)
 # Questions graded together by one task (the sweeper and `regrade` send them in groups of this size).
 HINDSIGHT_GRADING_QUESTIONS_PER_RUN = env_int("HINDSIGHT_GRADING_QUESTIONS_PER_RUN", 20)
-HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_SECONDS", 900)
+# A grading run stamps its claim every HEARTBEAT seconds; a claim silent for STALE seconds belongs to a
+# dead run and is taken over by the next delivery or sweep.
+HINDSIGHT_GRADING_HEARTBEAT_SECONDS = env_float("HINDSIGHT_GRADING_HEARTBEAT_SECONDS", 10.0)
+HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_SECONDS", 30)
 # Leaderboard: an agent needs this many questions carrying the rank metric to be ranked (else provisional).
 HINDSIGHT_MIN_RANKED_N = env_int("HINDSIGHT_MIN_RANKED_N", 10)
 # Leaderboard page size.
