@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 def payloads() -> Iterator[FakeServer]:
     """Recorded feed and market payloads on 127.0.0.1 (the sources the site polls)."""
     server = FakeServer()
-    server.add_fixture("/feed.xml", "feeds/rss20_world_news.xml", content_type="application/rss+xml")
+    server.add_fixture("/feed.xml", "feeds/techcrunch_feedburner_rss.xml", content_type="application/rss+xml")
     FakePolymarket.install(server)
     yield server
     server.close()
