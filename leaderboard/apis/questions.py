@@ -100,6 +100,7 @@ _FILTER_PARAMETERS = [
     OpenApiParameter("track", str, enum=Question.Track.values, description="live or replay."),
     OpenApiParameter("type", str, enum=Question.Type.values, description="Question type."),
     OpenApiParameter("domain", str, description="Domain, case-insensitive."),
+    OpenApiParameter("origin", str, enum=Question.Origin.values, many=True, description="Origin; repeat for several."),
     OpenApiParameter("limit", int, description="Page size (default 50)."),
     OpenApiParameter("offset", int, description="Items to skip."),
 ]
