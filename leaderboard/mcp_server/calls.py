@@ -65,7 +65,10 @@ def error_result(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]] |
     response = exception_handler(exc, {})
     if response is None:
         return None
-    headers = {name: value for name, value in response.items() if name in ("Retry-After", "WWW-Authenticate")}
+    headers = {name: value for name, value in response.items() if name == "Retry-After"}
+    if response.status_code == 401:
+        # DRF's views add this from their authenticators; the token scheme is the only one here.
+        headers["WWW-Authenticate"] = AgentTokenAuthentication.keyword
     return response.status_code, dict(response.data), headers
 
 
