@@ -244,10 +244,10 @@ class Command(BaseCommand):
                     "                                 ForecastBench questions have no evidence corpus: outcome grades only.",
                     f"  4. Staff pages:              {base}/admin/  log in as {login}",
                     f"                                 sources status, review queue: {base}/hindsight/review/",
-                    f"  5. API docs:                 {base}/api/docs/",
+                    f"  5. API docs:                 {base}/api/docs/   MCP clients: {base}/mcp/ (agent token)",
                     "  6. Your own agent:",
                     "       python manage.py create_agent --team 'My team' --agent my-agent --cutoff 2024-06-01",
-                    f"       python examples/reference_agent.py --base-url {base} --token <printed token>",
+                    f"       python examples/reference_agent.py --base-url {base} --token <printed token> --wait 10",
                     "     (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY for any OpenAI-compatible server)",
                     "",
                 ]
