@@ -53,17 +53,6 @@ class EvidenceApi(APIView):
             raise PermissionDenied(IsAgent.message)
         return agent
 
-    def scope(self, request: Request, data: dict[str, Any], question_id: int | None = None) -> EvidenceScope:
-        try:
-            return evidence_scope_resolve(
-                agent=self.agent(request),
-                session_id=data.get("session"),
-                question_id=question_id if question_id is not None else data.get("question"),
-                now=timezone.now(),
-            )
-        except EvidenceNotFound as exc:
-            raise NotFound(str(exc)) from exc
-
 
 class ScopeInput(serializers.Serializer):
     session = serializers.UUIDField(required=False, help_text="Replay session id: evidence as of its date.")
@@ -104,28 +93,7 @@ class ArticleSearchApi(EvidenceApi):
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        params = data.validated_data
-        scope = self.scope(request, params)
-        limit = min(params["limit"], SEARCH_MAX_LIMIT)
-        page = evidence_articles_search(
-            agent=self.agent(request),
-            scope=scope,
-            query=params["q"],
-            limit=limit,
-            offset=params["offset"],
-            now=timezone.now(),
-        )
-        return Response(
-            {
-                "as_of": scope.as_of,
-                "count": page.total,
-                # False when more than SEARCH_CANDIDATES matched: count is then that lower bound.
-                "count_is_exact": page.total_is_exact,
-                "limit": limit,
-                "offset": params["offset"],
-                "results": self.ResultSerializer(page.results, many=True).data,
-            }
-        )
+        return Response(articles_search_answer(agent=self.agent(request), params=data.validated_data))
 
 
 class ArticleReadApi(EvidenceApi):
@@ -146,14 +114,9 @@ class ArticleReadApi(EvidenceApi):
     def get(self, request: Request, article_id: int) -> Response:
         data = ScopeInput(data=request.query_params)
         data.is_valid(raise_exception=True)
-        scope = self.scope(request, data.validated_data)
-        try:
-            article = evidence_article_read(
-                agent=self.agent(request), scope=scope, article_id=article_id, now=timezone.now()
-            )
-        except EvidenceNotFound as exc:
-            raise NotFound(str(exc)) from exc
-        return Response({"as_of": scope.as_of, **self.EvidenceArticleSerializer(article).data})
+        return Response(
+            article_read_answer(agent=self.agent(request), article_id=article_id, params=data.validated_data)
+        )
 
 
 class EventsApi(EvidenceApi):
@@ -201,30 +164,7 @@ class EventsApi(EvidenceApi):
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        params = data.validated_data
-        scope = self.scope(request, params)
-        limit = min(params["limit"], EVENTS_MAX_LIMIT)
-        result = evidence_events(
-            agent=self.agent(request),
-            scope=scope,
-            filters=EventFilters(
-                subject=params.get("subject"),
-                object=params.get("object"),
-                relation=params.get("relation"),
-                start=params.get("start"),
-                end=params.get("end"),
-            ),
-            aggregate=params.get("aggregate"),
-            role=params["role"],
-            limit=limit,
-            offset=params["offset"],
-            now=timezone.now(),
-        )
-        body: dict[str, Any] = {"as_of": scope.as_of, **result}
-        if "events" in result:
-            body.update(limit=limit, offset=params["offset"])
-            body["events"] = self.EventSerializer(result["events"], many=True).data
-        return Response(body)
+        return Response(events_answer(agent=self.agent(request), params=data.validated_data))
 
 
 class PricesApi(EvidenceApi):
@@ -240,19 +180,7 @@ class PricesApi(EvidenceApi):
     def get(self, request: Request, question_id: int) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        scope = self.scope(request, data.validated_data, question_id=question_id)
-        market, points = evidence_prices(agent=self.agent(request), scope=scope, now=timezone.now())
-        return Response(
-            {
-                "as_of": scope.as_of,
-                "question": question_id,
-                # Identity only: a market's status, close time and raw payload can reveal the outcome.
-                "market": None
-                if market is None
-                else {"id": market.pk, "platform": market.platform, "title": market.title, "outcomes": market.outcomes},
-                "prices": self.PointSerializer(points, many=True).data,
-            }
-        )
+        return Response(prices_answer(agent=self.agent(request), question_id=question_id, params=data.validated_data))
 
 
 class LogPagination(LimitOffsetPagination):
@@ -277,3 +205,81 @@ class EvidenceLogApi(EvidenceApi):
         paginator = LogPagination()
         page = paginator.paginate_queryset(evidence_log_for_agent(self.agent(request)), request, view=self)
         return paginator.get_paginated_response(self.EvidenceAccessSerializer(page, many=True).data)
+
+
+# ------------------------------------------------------------------------------------ answers
+# The gateway's answers for validated parameters, shared by these views and the MCP tools.
+
+
+def evidence_scope(*, agent: Agent, session: Any = None, question: Any = None) -> EvidenceScope:
+    """Where the query stands; an unknown (or someone else's) session or question is a 404."""
+    try:
+        return evidence_scope_resolve(agent=agent, session_id=session, question_id=question, now=timezone.now())
+    except EvidenceNotFound as exc:
+        raise NotFound(str(exc)) from exc
+
+
+def articles_search_answer(*, agent: Agent, params: dict[str, Any]) -> dict[str, Any]:
+    scope = evidence_scope(agent=agent, session=params.get("session"), question=params.get("question"))
+    limit = min(params["limit"], SEARCH_MAX_LIMIT)
+    page = evidence_articles_search(
+        agent=agent, scope=scope, query=params["q"], limit=limit, offset=params["offset"], now=timezone.now()
+    )
+    return {
+        "as_of": scope.as_of,
+        "count": page.total,
+        # False when more than SEARCH_CANDIDATES matched: count is then that lower bound.
+        "count_is_exact": page.total_is_exact,
+        "limit": limit,
+        "offset": params["offset"],
+        "results": ArticleSearchApi.ResultSerializer(page.results, many=True).data,
+    }
+
+
+def article_read_answer(*, agent: Agent, article_id: int, params: dict[str, Any]) -> dict[str, Any]:
+    scope = evidence_scope(agent=agent, session=params.get("session"), question=params.get("question"))
+    try:
+        article = evidence_article_read(agent=agent, scope=scope, article_id=article_id, now=timezone.now())
+    except EvidenceNotFound as exc:
+        raise NotFound(str(exc)) from exc
+    return {"as_of": scope.as_of, **ArticleReadApi.EvidenceArticleSerializer(article).data}
+
+
+def events_answer(*, agent: Agent, params: dict[str, Any]) -> dict[str, Any]:
+    scope = evidence_scope(agent=agent, session=params.get("session"), question=params.get("question"))
+    limit = min(params["limit"], EVENTS_MAX_LIMIT)
+    result = evidence_events(
+        agent=agent,
+        scope=scope,
+        filters=EventFilters(
+            subject=params.get("subject"),
+            object=params.get("object"),
+            relation=params.get("relation"),
+            start=params.get("start"),
+            end=params.get("end"),
+        ),
+        aggregate=params.get("aggregate"),
+        role=params["role"],
+        limit=limit,
+        offset=params["offset"],
+        now=timezone.now(),
+    )
+    body: dict[str, Any] = {"as_of": scope.as_of, **result}
+    if "events" in result:
+        body.update(limit=limit, offset=params["offset"])
+        body["events"] = EventsApi.EventSerializer(result["events"], many=True).data
+    return body
+
+
+def prices_answer(*, agent: Agent, question_id: int, params: dict[str, Any]) -> dict[str, Any]:
+    scope = evidence_scope(agent=agent, session=params.get("session"), question=question_id)
+    market, points = evidence_prices(agent=agent, scope=scope, now=timezone.now())
+    return {
+        "as_of": scope.as_of,
+        "question": question_id,
+        # Identity only: a market's status, close time and raw payload can reveal the outcome.
+        "market": None
+        if market is None
+        else {"id": market.pk, "platform": market.platform, "title": market.title, "outcomes": market.outcomes},
+        "prices": PricesApi.PointSerializer(points, many=True).data,
+    }

@@ -6,9 +6,9 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar, Unpack
 from uuid import UUID
 
 import httpx
@@ -35,6 +35,21 @@ R = TypeVar("R", bound=Result)
 SessionRef = ReplaySession | str | UUID
 QuestionRef = Question | int
 
+
+class EventQuery(TypedDict, total=False):
+    """Where an events query stands (``session`` or a live ``question``) and its filters: ISO
+    alpha-3 ``subject`` / ``object``, a CAMEO ``relation`` (two digits include their children) and
+    inclusive ``start`` / ``end`` days."""
+
+    session: SessionRef | None
+    question: QuestionRef | None
+    subject: str
+    object: str
+    relation: str
+    start: date | str
+    end: date | str
+
+
 # At most this many forecasts per batch request (the server's limit); longer lists are split.
 BATCH_LIMIT = 1000
 RETRY_STATUSES = (502, 503, 504)
@@ -50,10 +65,6 @@ def _question_id(question: QuestionRef) -> int:
     return question.id if isinstance(question, Question) else int(question)
 
 
-def _day(value: date | str | None) -> str | None:
-    return value.isoformat() if isinstance(value, date) else value
-
-
 def _retry_after(response: httpx.Response) -> float | None:
     """Retry-After in seconds: a number of seconds or an HTTP date."""
     value = response.headers.get("Retry-After")
@@ -67,7 +78,7 @@ def _retry_after(response: httpx.Response) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 class Client:
@@ -238,65 +249,27 @@ class Client:
         params = self._scope(session, question)
         return Article.from_json(self.request("GET", f"/evidence/articles/{int(article)}/", params=params))
 
-    def _events(self, session: SessionRef | None, question: QuestionRef | None, **filters: Any) -> Any:
-        params = {**self._scope(session, question), **self._given(**filters)}
-        return self.request("GET", "/evidence/events/", params=params)
+    def _events(self, query: EventQuery, **extra: Any) -> Any:
+        scope = self._scope(query.get("session"), query.get("question"))
+        filters: dict[str, Any] = {k: v for k, v in query.items() if k not in ("session", "question")}
+        for day in ("start", "end"):
+            value = filters.get(day)
+            if isinstance(value, date):
+                filters[day] = value.isoformat()
+        return self.request("GET", "/evidence/events/", params={**scope, **self._given(**filters, **extra)})
 
-    def events(
-        self,
-        *,
-        session: SessionRef | None = None,
-        question: QuestionRef | None = None,
-        subject: str | None = None,
-        object: str | None = None,
-        relation: str | None = None,
-        start: date | str | None = None,
-        end: date | str | None = None,
-        limit: int = 30,
-        offset: int = 0,
-    ) -> EventPage:
+    def events(self, *, limit: int = 30, offset: int = 0, **query: Unpack[EventQuery]) -> EventPage:
         """Structured country-to-country events (CAMEO codes) as of the date, most recent first."""
-        body = self._events(
-            session, question, subject=subject, object=object, relation=relation,
-            start=_day(start), end=_day(end), limit=limit, offset=offset,
-        )  # fmt: skip
-        return EventPage.from_json(body)
+        return EventPage.from_json(self._events(query, limit=limit, offset=offset))
 
-    def event_count(
-        self,
-        *,
-        session: SessionRef | None = None,
-        question: QuestionRef | None = None,
-        subject: str | None = None,
-        object: str | None = None,
-        relation: str | None = None,
-        start: date | str | None = None,
-        end: date | str | None = None,
-    ) -> int:
-        body = self._events(
-            session, question, subject=subject, object=object, relation=relation,
-            start=_day(start), end=_day(end), aggregate="count",
-        )  # fmt: skip
-        return int(body["count"])
+    def event_count(self, **query: Unpack[EventQuery]) -> int:
+        """How many events match, as of the date."""
+        return int(self._events(query, aggregate="count")["count"])
 
-    def event_distribution(
-        self,
-        by: str,
-        *,
-        session: SessionRef | None = None,
-        question: QuestionRef | None = None,
-        subject: str | None = None,
-        object: str | None = None,
-        relation: str | None = None,
-        start: date | str | None = None,
-        end: date | str | None = None,
-        role: str | None = None,
-    ) -> dict[str, int]:
-        """Event counts per CAMEO code (``by="relation"``) or per country (``by="entity"``, with ``role``)."""
-        body = self._events(
-            session, question, subject=subject, object=object, relation=relation,
-            start=_day(start), end=_day(end), aggregate=by, role=role,
-        )  # fmt: skip
+    def event_distribution(self, by: str, *, role: str | None = None, **query: Unpack[EventQuery]) -> dict[str, int]:
+        """Event counts per CAMEO code (``by="relation"``) or per country (``by="entity"``, with ``role``:
+        head, tail or both)."""
+        body = self._events(query, aggregate=by, role=role)
         return {str(key): int(value) for key, value in body["distribution"].items()}
 
     def prices(self, question: QuestionRef, *, session: SessionRef | None = None) -> PriceHistory:

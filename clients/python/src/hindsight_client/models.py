@@ -132,6 +132,11 @@ class ReplaySession(Result):
 # ------------------------------------------------------------------------------------ evidence
 
 
+def _next_offset(offset: int, shown: int, count: int) -> int | None:
+    following = offset + shown
+    return following if shown and following < count else None
+
+
 @dataclass(frozen=True)
 class ArticleHit(Result):
     id: int
@@ -155,8 +160,7 @@ class SearchPage(Result):
     @property
     def next_offset(self) -> int | None:
         """The offset of the next page, or None after the last one."""
-        following = self.offset + len(self.results)
-        return following if self.results and following < self.count else None
+        return _next_offset(self.offset, len(self.results), self.count)
 
 
 @dataclass(frozen=True)
@@ -194,8 +198,8 @@ class EventPage(Result):
 
     @property
     def next_offset(self) -> int | None:
-        following = self.offset + len(self.events)
-        return following if self.events and following < self.count else None
+        """The offset of the next page, or None after the last one."""
+        return _next_offset(self.offset, len(self.events), self.count)
 
 
 @dataclass(frozen=True)
