@@ -6,6 +6,7 @@ What it does, for every question it is offered:
 1. lists the questions it will forecast (``Client.questions``): by default the ones with an
    evidence corpus — the sample world's first, replay before live — and not an imported question set
    such as ForecastBench's (those have no articles to read; ``--include-imported`` adds them);
+   questions whose outcome is already public are skipped (nothing is left to forecast);
 2. for a replay question opens its replay session (``Client.open_replay``): every evidence call made
    with the session is answered as of the session's simulated date, never later;
 3. searches the archive (``Client.search_articles``) and reads the best hits (``Client.read_article``);
@@ -295,11 +296,18 @@ def forecast_question(hs: Client, question: Question, *, mode: str, model: str, 
 
 
 def offered(hs: Client, *, track: str = "all", include_imported: bool = False) -> list[Question]:
-    """The default scope: questions with an evidence corpus, the sample world's first, replay (graded
-    soonest: already resolved) before live; imported question sets last, and only when asked."""
+    """The default scope: questions with an evidence corpus whose outcome is not public yet, the sample
+    world's first, replay (graded soonest: already resolved) before live; imported question sets last,
+    and only when asked."""
     tracks = [(t, s) for t, s in (("replay", "resolved"), ("live", "open")) if track in (t, "all")]
     origins: list[Iterable[str]] = [CORPUS_ORIGINS, ("imported",)] if include_imported else [CORPUS_ORIGINS]
-    found = [q for group in origins for t, s in tracks for q in hs.questions(track=t, status=s, origin=list(group))]
+    found = [
+        question
+        for group in origins
+        for t, s in tracks
+        for question in hs.questions(track=t, status=s, origin=list(group))
+        if not question.outcome_revealed
+    ]
     rank = {"sample": 0, "imported": 2}
     return sorted(found, key=lambda q: (rank.get(q.origin, 1), q.track != "replay"))  # stable: deadlines kept
 
@@ -357,9 +365,14 @@ def wait_for_grades(base_url: str, token: str, *, minutes: float, log: Callable[
     for forecast in graded[:10]:
         grade = forecast.grade
         assert grade is not None
-        scores = {"Brier": grade.brier, "log": grade.log_score, "SrcP": grade.source_precision,
-                  "KER": grade.key_event_recall, "F1": grade.second_level_f1 or grade.open_f1}  # fmt: skip
-        shown = ", ".join(f"{k} {v:.3f}" for k, v in scores.items() if v is not None)
+        scores = {"correct": grade.correct, "Brier": grade.brier, "log score": grade.log_score,
+                  "pinball": grade.pinball, "MIRAI F1": grade.second_level_f1, "F1": grade.open_f1,
+                  "SrcP": grade.source_precision, "KER": grade.key_event_recall}  # fmt: skip
+        shown = ", ".join(
+            f"{k} {('yes' if v else 'no') if isinstance(v, bool) else f'{v:.3g}'}"
+            for k, v in scores.items()
+            if v is not None
+        )
         log(f"  graded: forecast {forecast.id} on question {forecast.question}: {shown or forecast.grade_status}")
     return len(graded)
 
@@ -386,10 +399,12 @@ def main() -> None:
     )  # fmt: skip
     done = sum(n for status, n in statuses.items() if status < 400)
     print(f"{done} forecasts accepted in {time.monotonic() - started:.0f}s; by HTTP status: {statuses}")
+    if not statuses and not args.include_imported:
+        print("No open question with an evidence corpus; --include-imported forecasts imported ones (outcome only).")
     print(
-        "Replay forecasts are graded within minutes (their questions are resolved) and count once staff "
-        "publish the outcome; live ones when their question resolves. Your forecasts and grades: "
-        f"GET {args.base_url}/api/v1/forecasts/ (or --wait MINUTES here)."
+        "Live forecasts are graded when their question resolves, replay ones within minutes (their outcome "
+        f"shows once staff publish it). Your forecasts and grades: GET {args.base_url}/api/v1/forecasts/ "
+        "(or --wait MINUTES here)."
     )
     if args.wait:
         wait_for_grades(args.base_url, args.token, minutes=args.wait, log=lambda line: print(line, flush=True))

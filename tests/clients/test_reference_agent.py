@@ -1,6 +1,6 @@
 """examples/reference_agent.py, run as a newcomer runs it: by default it forecasts the questions that
-have an evidence corpus (the sample world's first, replay before live) and not an imported set,
-shows a line per question, submits nothing twice on a rerun, and --wait shows the first grades."""
+have an evidence corpus (the sample world's first, replay before live) and not an imported set nor
+any whose outcome is public, shows a line per question, submits nothing twice on a rerun, and --wait shows the first grades."""
 
 from __future__ import annotations
 
@@ -42,6 +42,8 @@ def test_default_scope_progress_and_rerun(live_server: Any, agent: Agent, agent_
     replay_sample = replay_question("binary", title="Will the canal toll rise?", origin=Question.Origin.SAMPLE)
     staff_made = live_question("binary", title="Will the bridge open?", origin=Question.Origin.ADMIN)
     imported = [live_question("binary", origin=Question.Origin.IMPORTED) for _ in range(3)]
+    # Its outcome is public: nothing is left to forecast.
+    published = replay_question("binary", origin=Question.Origin.SAMPLE, outcome_published_at=timezone.now())
     ArticleFactory(title="Canal reopening approved", published_at=replay_sample.open_at - timedelta(days=2))
 
     first = reference_agent(live_server.url, agent_key, "--limit", "3")
@@ -51,7 +53,7 @@ def test_default_scope_progress_and_rerun(live_server: Any, agent: Agent, agent_
     # The sample world's replay question, then its live one, then the rest of the corpus.
     assert all(f"#{q.pk} " in line for q, line in zip([replay_sample, live_sample, staff_made], lines, strict=True))
     assert all("created" in line for line in lines) and "3 forecasts accepted" in first.stdout
-    assert not Forecast.objects.filter(question__in=imported).exists()
+    assert not Forecast.objects.filter(question__in=[*imported, published]).exists()
     replayed = Forecast.objects.get(question=replay_sample)
     assert replayed.session is not None and replayed.sources
     evidence_log_flush()
@@ -77,4 +79,5 @@ def test_wait_shows_the_first_grades(live_server: Any, agent_key: str, settings:
 
     waited = reference_agent(live_server.url, agent_key, "--track", "live", "--wait", "1")
     assert waited.returncode == 0, waited.stderr
-    assert f"on question {question.pk}: Brier" in waited.stdout
+    graded = next(line for line in waited.stdout.splitlines() if f"on question {question.pk}:" in line)
+    assert "correct " in graded and "Brier " in graded and "log score " in graded
