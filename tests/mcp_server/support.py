@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -29,7 +30,10 @@ async def mcp_session(url: str, key: str | None, *, mode: str = "auto") -> Async
 
 
 def run(work: Callable[[], Awaitable[T]]) -> T:
-    return asyncio.run(work())  # type: ignore[arg-type]
+    """Run the client's coroutine on an event loop of its own thread: once a browser test has started
+    Playwright (whose sync API keeps a loop running in the main thread), asyncio.run() refuses there."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(lambda: asyncio.run(work())).result()  # type: ignore[arg-type]
 
 
 def body(result: CallToolResult) -> dict[str, Any]:
