@@ -12,7 +12,6 @@ from typing import Any
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from grading.agreement import Agreement, cohen_agreement
-from grading.builders.common import outcome_text
 from grading.models import CausalLink, EventReview, GraphBuildAttempt, HindsightEvent, HindsightGraph
 from grading.pressure import PressureInput, PressurePoint, pressure_points
 from ingestion.models import Article, PricePoint, Question
@@ -385,7 +384,7 @@ def hindsight_view(question: Question) -> HindsightView | None:
             "open_at": question.open_at,
             "resolved_at": resolution.resolved_at if resolution else None,
             "outcome": resolution.outcome if resolution else None,
-            "outcome_text": outcome_text(question, resolution.outcome) if resolution else "",
+            "outcome_text": resolution.outcome_display if resolution else "",
         },
         graph={
             "id": graph.pk,

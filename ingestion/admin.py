@@ -43,6 +43,7 @@ class SourceAdmin(HttpsURLModelAdmin):
         "last_success_at",
         "consecutive_failures",
         "last_error",
+        "last_warning",
         "etag",
         "last_modified",
         "claimed_at",
@@ -58,6 +59,7 @@ class SourceAdmin(HttpsURLModelAdmin):
                     "last_success_at",
                     "consecutive_failures",
                     "last_error",
+                    "last_warning",
                     "etag",
                     "last_modified",
                     "claimed_at",
@@ -223,9 +225,9 @@ class PricePointInline(admin.TabularInline):
 
 @admin.register(Market)
 class MarketAdmin(HttpsURLModelAdmin):
-    list_display = ("title", "platform", "external_id", "status", "close_at", "volume", "liquidity")
+    list_display = ("title", "platform", "external_id", "status", "hold_reason", "close_at", "volume", "liquidity")
     list_filter = ("platform", "status")
     search_fields = ("title", "external_id")
-    readonly_fields = ("raw", "updated_at")
+    readonly_fields = ("raw", "hold_reason", "updated_at")
     raw_id_fields = ("source",)
     inlines = (PricePointInline,)

@@ -60,14 +60,38 @@ def _is_tracking(name: str) -> bool:
     return lowered in TRACKING_PARAMS or lowered.startswith(TRACKING_PREFIXES)
 
 
-def canonical_url(url: str) -> str:
-    """The form under which an article is stored: scheme and host lowercased, default port,
-    fragment, user info and tracking parameters dropped, remaining query parameters sorted,
-    an empty path written as ``/``. Path case is kept (servers treat it as significant).
+# Redirect wrappers that carry the article's own URL in a query parameter: Google (Alerts feeds,
+# search results) links through www.google.<tld>/url?...&url=<article> (older ones use ``q``).
+_GOOGLE_HOST = re.compile(r"^(?:www\.)?google\.[a-z.]{2,6}$")
+
+
+def unwrap_redirect(url: str) -> str:
+    """The article's own URL inside a known redirect wrapper, else ``url`` unchanged.
+
+    FeedBurner's ``feedproxy.google.com/~r/...`` links carry no target in the URL: feed entries
+    give it as ``feedburner:origLink``, which the feed reader prefers (``ingestion.feeds``)."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return url
+    host = (parts.hostname or "").lower()
+    if parts.path == "/url" and _GOOGLE_HOST.match(host):
+        params = dict(parse_qsl(parts.query, keep_blank_values=True))
+        target = params.get("url") or params.get("q") or ""
+        if target.startswith(("http://", "https://")):
+            return target
+    return url
+
+
+def canonical_url(url: str, *, keep_fragment: bool = False) -> str:
+    """The form under which an article is stored: a redirect wrapper unwrapped, scheme and host
+    lowercased, default port, fragment (unless ``keep_fragment``), user info and tracking
+    parameters dropped, remaining query parameters sorted, an empty path written as ``/``. Path
+    case is kept (servers treat it as significant).
 
     Raises InvalidURL for anything that is not an absolute http(s) URL.
     """
-    url = (url or "").strip()
+    url = unwrap_redirect((url or "").strip())
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -95,7 +119,7 @@ def canonical_url(url: str) -> str:
     if parts.query:
         query_pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _is_tracking(k)]
         query = urlencode(sorted(query_pairs), doseq=False)
-    return urlunsplit((scheme, netloc, path, query, ""))
+    return urlunsplit((scheme, netloc, path, query, parts.fragment if keep_fragment else ""))
 
 
 _BLOCK_BOUNDARY = re.compile(

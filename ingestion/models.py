@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from ingestion.fields import PayloadJSONField
+from ingestion.outcomes import outcome_text
 
 
 class Source(models.Model):
     class Kind(models.TextChoices):
-        RSS = "rss", "RSS / Atom feed"
+        RSS = "rss", "Feed (RSS, Atom or JSON Feed)"
         POLYMARKET = "polymarket", "Polymarket (Gamma API)"
         MANIFOLD = "manifold", "Manifold (API v0)"
         KALSHI = "kalshi", "Kalshi (trade API v2)"
@@ -30,6 +29,9 @@ class Source(models.Model):
     consecutive_failures = models.PositiveIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True, db_index=True)
     last_error = models.TextField(blank=True)
+    # What the last successful poll read only with a warning (a feed recovered by feedparser's
+    # loose parser, markets on hold); empty when it read everything cleanly.
+    last_warning = models.TextField(blank=True, default="", db_default="")
     # Conditional GET validators of the last successful fetch.
     etag = models.CharField(max_length=500, blank=True)
     last_modified = models.CharField(max_length=100, blank=True)
@@ -56,6 +58,9 @@ class Article(models.Model):
     published_at = models.DateTimeField(null=True, blank=True, db_index=True)
     fetched_at = models.DateTimeField()
     content_hash = models.CharField(max_length=64, unique=True)
+    # The feed's own identifier of the entry (RSS guid, Atom id, JSON Feed id), when it has one:
+    # two posts under one permalink with different identifiers are different posts.
+    guid = models.CharField(max_length=1000, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["-published_at", "id"]
@@ -85,6 +90,8 @@ class Market(models.Model):
     volume = models.FloatField(null=True, blank=True)
     bettors = models.IntegerField(null=True, blank=True)
     raw = PayloadJSONField(default=dict, blank=True)
+    # Why the market's answer is on hold (e.g. closed without a settlement price); empty otherwise.
+    hold_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
     # Hash of the stored values and raw payload: a poll skips a market whose hash is unchanged
     # without loading or re-serialising its payload. Empty for rows stored before it existed.
     content_hash = models.CharField(max_length=64, blank=True)
@@ -261,8 +268,14 @@ class Resolution(models.Model):
         return f"{self.question_id} v{self.version} {self.kind}"
 
     @property
-    def outcome_display(self) -> Any:
-        return self.outcome
+    def outcome_display(self) -> str:
+        """The outcome in words (an annulment or withdrawal says so instead)."""
+        if self.kind == self.Kind.ANNUL:
+            return "Annulled"
+        if self.kind == self.Kind.UNRESOLVE:
+            return "Withdrawn (no outcome)"
+        question = self.question
+        return outcome_text(question.type, self.outcome, unit=question.unit, granularity=question.granularity)
 
 
 class NewsCluster(models.Model):

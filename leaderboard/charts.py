@@ -66,30 +66,108 @@ def sharpness(pairs: Sequence[tuple[float, int]]) -> float | None:
     return sum(abs(p - 0.5) for p, _ in pairs) / len(pairs)
 
 
-def reliability_svg(bins: Sequence[CalibrationBin], *, title: str, size: int = 260) -> str:
-    pad = 30
-    inner = size - 2 * pad
+SERIES_COLOURS = ("#1f5fbf", "#c25e00", "#1e7d34", "#7b3fb5", "#b3261e", "#00838f", "#8a6100", "#d0457a")
+
+
+@dataclass(frozen=True)
+class ReliabilitySeries:
+    label: str
+    bins: Sequence[CalibrationBin]
+    colour: str = INK
+
+
+def reliability_svg(
+    bins: Sequence[CalibrationBin] | None = None,
+    *,
+    title: str,
+    series: Sequence[ReliabilitySeries] = (),
+    size: int = 340,
+    empty_text: str = "No graded binary forecast yet",
+    empty_hint: str = "Dots appear as binary forecasts resolve.",
+) -> str:
+    """Reliability diagram: forecast probability (x) against observed frequency (y), with ticks at
+    every 0.2, the diagonal of perfect calibration, one dot per non-empty bin (area grows with the
+    bin's count, the count written beside it) and, under the plot, the forecasts per bin.
+
+    One series (an agent's page) or several (the leaderboard's calibration view, dots joined by
+    lines and a legend). With no forecast at all the axes stay and the plot says what will appear.
+    """
+    if bins is not None:
+        series = [ReliabilitySeries(label="", bins=bins), *series]
+    left, right, top, plot = 46, 14, 14, size - 60
+    strip = 34 if len(series) <= 1 else 0  # the per-bin counts strip of a single series
+    height = top + plot + 40 + strip
+    width = left + plot + right
 
     def px(v: float) -> float:
-        return pad + v * inner
+        # A 3% margin inside the axes, so dots at 0 or 1 never sit on an axis line.
+        return left + (0.03 + 0.94 * v) * plot
 
     def py(v: float) -> float:
-        return size - pad - v * inner
+        return top + plot - (0.03 + 0.94 * v) * plot
 
     parts = [
-        f'<svg width="{size}" height="{size}" viewBox="0 0 {size} {size}" role="img" aria-label="{escape(title)}">',
-        f'<rect x="{pad}" y="{pad}" width="{inner}" height="{inner}" fill="none" stroke="{GRID}"/>',
-        f'<line x1="{px(0)}" y1="{py(0)}" x2="{px(1)}" y2="{py(1)}" stroke="{MUTED}" stroke-dasharray="4 3"/>',
-        f'<text x="{size / 2}" y="{size - 6}" text-anchor="middle" font-size="11">forecast probability</text>',
-        f'<text x="10" y="{size / 2}" font-size="11" transform="rotate(-90 10 {size / 2})" text-anchor="middle">observed frequency</text>',
+        f'<svg class="reliability" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{escape(title)}">',
+        f'<rect x="{left}" y="{top}" width="{plot}" height="{plot}" fill="#fff" stroke="{MUTED}"/>',
     ]
-    total = max((b.count for b in bins), default=0) or 1
-    for b in bins:
-        if b.count and b.mean_forecast is not None and b.observed is not None:
-            r = 3 + 6 * (b.count / total)
+    for i in range(6):
+        v = i / 5
+        parts.append(f'<line x1="{px(v):.1f}" y1="{top}" x2="{px(v):.1f}" y2="{top + plot}" stroke="{GRID}"/>')
+        parts.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{left + plot}" y2="{py(v):.1f}" stroke="{GRID}"/>')
+        parts.append(
+            f'<line x1="{px(v):.1f}" y1="{top + plot}" x2="{px(v):.1f}" y2="{top + plot + 4}" stroke="{MUTED}"/>'
+            f'<text class="tick" x="{px(v):.1f}" y="{top + plot + 15}" font-size="10" text-anchor="middle">{v:.1f}</text>'
+        )
+        parts.append(
+            f'<line x1="{left - 4}" y1="{py(v):.1f}" x2="{left}" y2="{py(v):.1f}" stroke="{MUTED}"/>'
+            f'<text class="tick" x="{left - 7}" y="{py(v) + 3:.1f}" font-size="10" text-anchor="end">{v:.1f}</text>'
+        )
+    parts.append(
+        f'<line class="diagonal" x1="{px(0):.1f}" y1="{py(0):.1f}" x2="{px(1):.1f}" y2="{py(1):.1f}" '
+        f'stroke="{MUTED}" stroke-dasharray="5 4"><title>perfect calibration</title></line>'
+        f'<text x="{left + plot / 2}" y="{top + plot + 31}" font-size="11" text-anchor="middle">'
+        "forecast probability of yes</text>"
+        f'<text x="12" y="{top + plot / 2}" font-size="11" transform="rotate(-90 12 {top + plot / 2})" '
+        'text-anchor="middle">observed frequency of yes</text>'
+    )
+    total = max((b.count for s in series for b in s.bins), default=0)
+    if total == 0:
+        parts.append(
+            f'<text class="empty" x="{left + plot / 2}" y="{top + plot / 2 - 8}" font-size="13" '
+            f'text-anchor="middle" fill="{MUTED}">{escape(empty_text)}</text>'
+            f'<text class="empty" x="{left + plot / 2}" y="{top + plot / 2 + 10}" font-size="10" '
+            f'text-anchor="middle" fill="{MUTED}">{escape(empty_hint)}</text>'
+        )
+    for s in series:
+        dots = [b for b in s.bins if b.count and b.mean_forecast is not None and b.observed is not None]
+        if len(series) > 1 and len(dots) > 1:
+            points = " ".join(f"{px(b.mean_forecast or 0):.1f},{py(b.observed or 0):.1f}" for b in dots)
+            parts.append(f'<polyline points="{points}" fill="none" stroke="{s.colour}" stroke-width="1.5"/>')
+        for b in dots:
+            assert b.mean_forecast is not None and b.observed is not None
+            r = 3 + 5 * (b.count / total) ** 0.5
+            who = f"{s.label}: " if s.label else ""
             parts.append(
-                f'<circle cx="{px(b.mean_forecast):.1f}" cy="{py(b.observed):.1f}" r="{r:.1f}" fill="{INK}" opacity="0.7">'
-                f"<title>{b.lo:.1f}-{b.hi:.1f}: {b.count} forecasts, observed {b.observed:.2f}</title></circle>"
+                f'<circle class="bin" cx="{px(b.mean_forecast):.1f}" cy="{py(b.observed):.1f}" r="{r:.1f}" '
+                f'fill="{s.colour}" fill-opacity="0.75" stroke="#fff">'
+                f"<title>{escape(who)}{b.lo:.1f}-{b.hi:.1f}: {b.count} forecasts, mean {b.mean_forecast:.2f}, "
+                f"observed {b.observed:.2f}</title></circle>"
+            )
+            if len(series) == 1:
+                parts.append(
+                    f'<text class="count" x="{px(b.mean_forecast) + r + 2:.1f}" y="{py(b.observed) - r:.1f}" '
+                    f'font-size="9" fill="{MUTED}">{b.count}</text>'
+                )
+    if strip and series:
+        base = top + plot + 40 + strip - 4
+        parts.append(f'<text x="{left - 7}" y="{base - 8}" font-size="9" text-anchor="end" fill="{MUTED}">n</text>')
+        for b in series[0].bins:
+            x0, x1 = px(b.lo), px(b.hi)
+            h = 0 if total == 0 else (strip - 14) * b.count / total
+            parts.append(
+                f'<rect class="bin-count" x="{x0 + 1:.1f}" y="{base - h:.1f}" width="{x1 - x0 - 2:.1f}" '
+                f'height="{h:.1f}" fill="{INK}" opacity="0.3"><title>{b.lo:.1f}-{b.hi:.1f}: {b.count}</title></rect>'
             )
     parts.append("</svg>")
     return "".join(parts)
@@ -156,3 +234,11 @@ def histogram_svg(
     )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def calibration_error(bins: Sequence[CalibrationBin]) -> float | None:
+    """Expected calibration error: the count-weighted mean of |mean forecast - observed| over bins."""
+    total = sum(b.count for b in bins)
+    if total == 0:
+        return None
+    return sum(b.count * abs((b.mean_forecast or 0.0) - (b.observed or 0.0)) for b in bins if b.count) / total

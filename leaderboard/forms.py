@@ -60,19 +60,15 @@ class TokenForm(forms.Form):
 
 
 class ForecastTargetForm(forms.Form):
-    """Step one of the web submission: which agent, which question."""
+    """Step one of the web submission: which agent (the question is searched for beside it)."""
 
     agent = forms.ChoiceField(label="Agent")
-    question = forms.IntegerField(label="Question", widget=forms.Select)
 
-    def __init__(self, *args: Any, agents: list[Any], questions: list[Question], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, agents: list[Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         agent_field = self.fields["agent"]
         assert isinstance(agent_field, forms.ChoiceField)
         agent_field.choices = [(a.slug, f"{a.name} ({a.team.name})") for a in agents]
-        self.fields["question"].widget.choices = [
-            (q.pk, f"#{q.pk} · {q.get_track_display()} · {q.get_type_display()} · {q.title[:120]}") for q in questions
-        ]
 
 
 def new_idempotency_key() -> str:

@@ -59,6 +59,30 @@ class Agent(models.Model):
         return self.name
 
 
+class AgentCutoffChange(models.Model):
+    """Every change of an agent's declared knowledge cutoff: who changed it, when and where.
+
+    The cutoff decides which of the agent's grades count as contaminated, so its history is kept."""
+
+    class Via(models.TextChoices):
+        WEB = "web", "Team pages"
+        ADMIN = "admin", "Django admin"
+        COMMAND = "command", "Management command"
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="cutoff_changes")
+    old_cutoff = models.DateField(null=True, blank=True)
+    new_cutoff = models.DateField(null=True, blank=True)
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    via = models.CharField(max_length=10, choices=Via.choices, default=Via.WEB)
+    changed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.agent_id}: {self.old_cutoff} -> {self.new_cutoff}"
+
+
 class ApiToken(models.Model):
     """An agent's API key: shown once, stored as a SHA-256 hash, identified by its prefix."""
 
@@ -147,6 +171,9 @@ class Forecast(models.Model):
         ]
         indexes = [models.Index(fields=["question", "agent", "received_at"])]
 
+    def __str__(self) -> str:
+        return f"Forecast {self.pk} by agent {self.agent_id} on question {self.question_id}"
+
 
 class Grade(models.Model):
     """One row per (forecast, grade version); a regrade adds a version and marks it current."""
@@ -206,6 +233,9 @@ class Grade(models.Model):
             models.UniqueConstraint(fields=["forecast", "version"], name="grade_unique_version"),
             models.UniqueConstraint(fields=["forecast"], condition=Q(is_current=True), name="grade_one_current"),
         ]
+
+    def __str__(self) -> str:
+        return f"Grade v{self.version} of forecast {self.forecast_id}"
 
 
 class QuestionGradingState(models.Model):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard.views import accounts, forecast_form, public, teams
+from leaderboard.views import accounts, calibration, data, forecast_form, forecasts, public, teams
 
 app_name = "leaderboard"
 
@@ -12,10 +12,15 @@ urlpatterns = [
     path("", public.home, name="home"),
     path("leaderboard/", public.leaderboard, name="leaderboard"),
     path("leaderboard.csv", public.leaderboard_csv, name="leaderboard_csv"),
+    path("leaderboard/calibration/", calibration.calibration, name="calibration"),
     path("agents/<slug:slug>/", public.agent_page, name="agent_public"),
     path("questions/", public.questions_list, name="questions"),
     path("questions/<int:question_id>/", public.question_page, name="question"),
+    path("forecasts/<int:forecast_id>/", forecasts.forecast_page, name="forecast"),
+    path("forecasts/<int:forecast_id>/graph/", forecasts.forecast_graph_page, name="forecast_graph"),
     path("methods/", public.methods, name="methods"),
+    path("data/", data.data_page, name="data"),
+    path("data/<slug:name>.<str:fmt>", data.data_download, name="data_download"),
     path("signup/", accounts.signup, name="signup"),
     path("dashboard/", accounts.dashboard, name="dashboard"),
     path("teams/new/", teams.team_new, name="team_new"),

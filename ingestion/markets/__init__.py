@@ -12,7 +12,7 @@ import json
 import math
 import ssl
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any, Literal
@@ -87,6 +87,19 @@ class MarketRecord:
     # Snapshot prices are stored only when they differ from the latest stored point, so polling
     # an unchanged market twice adds nothing.
     prices_are_snapshot: bool = False
+
+
+def with_price_path(record: MarketRecord, *, points: list[PriceRecord], empty: set[str], first: bool) -> MarketRecord:
+    """The record with a price path from a history endpoint in place of its listing snapshot.
+
+    An empty history (no trade yet, or none since the last poll) must not wipe the market's own
+    price: with no point at all the snapshot stays, to be stored if it changed; an outcome
+    without history keeps its snapshot point on the first fetch of the market's path."""
+    if not points:
+        return record
+    if first and empty:
+        points = [*points, *(p for p in record.prices if p.outcome in empty)]
+    return replace(record, prices=points, prices_are_snapshot=False)
 
 
 @dataclass

@@ -9,13 +9,17 @@ Format (Kalshi API reference, "Get Markets" / "Get Market", docs.kalshi.com):
 * A market has ``ticker``, ``event_ticker``, ``title``, ``status`` (lifecycle ``initialized`` ->
   ``active`` -> ``closed`` -> ``determined`` -> (``disputed`` -> ``amended``) -> ``settled``;
   newer documents also say ``unopened``, ``open``, ``paused`` and ``finalized``), ``open_time``,
-  ``close_time``, ``expiration_time`` (ISO 8601), ``result`` (``yes``/``no``, empty while
-  undetermined), prices in cents (``yes_bid``, ``yes_ask``, ``last_price``; newer documents add
-  ``*_dollars`` decimal strings), ``volume`` (contracts) and ``liquidity`` (cents).
+  ``close_time``, ``expiration_time`` (ISO 8601) and ``result`` (``yes``/``no``, empty while
+  undetermined; settlements also know ``scalar`` and ``void``).
+* Prices and sizes: older documents send prices in cents (``yes_bid``, ``yes_ask``,
+  ``last_price``), ``volume`` as a whole number of contracts and ``liquidity`` in cents; current
+  ones send fixed-point strings: prices in dollars (``yes_bid_dollars``, ``last_price_dollars``,
+  ..., e.g. ``"0.5600"``), contract counts with two decimals (``volume_fp``, ``"10.00"``) and
+  ``liquidity_dollars``, the integer fields retired. Both are read; the string wins when a
+  market sends both.
 
-Kalshi's schema is uniform, so one malformed market fails the whole poll rather than being
-skipped: a mistyped field there means the format changed, and skipping would silently miss
-settlements.
+A market Hindsight cannot read (a missing or mistyped field, an unknown ``status`` or
+``result``) is skipped with a message naming it and the field; the rest of the poll goes on.
 """
 
 from __future__ import annotations
@@ -47,17 +51,34 @@ FINAL_STATUSES = frozenset({"settled", "finalized"})
 HELD_STATUSES = frozenset({"disputed"})
 
 
-def _cents(f: Fields, name: str) -> float | None:
-    """A price in cents, or the ``*_dollars`` decimal string of newer documents, as 0..1."""
-    cents = f.number(name)
-    if cents is not None:
-        if not 0 <= cents <= 100:
-            raise f.error(name, f"should be a price in cents between 0 and 100, got {cents!r}")
-        return cents / 100.0
+def _price(f: Fields, name: str) -> float | None:
+    """A price as 0..1: the ``*_dollars`` fixed-point string, else the older field in cents."""
     dollars = f.number(f"{name}_dollars", allow_string=True)
-    if dollars is not None and not 0 <= dollars <= 1:
-        raise f.error(f"{name}_dollars", f"should be a price between 0 and 1, got {dollars!r}")
-    return dollars
+    if dollars is not None:
+        if not 0 <= dollars <= 1:
+            raise f.error(f"{name}_dollars", f"should be a price between 0 and 1, got {dollars!r}")
+        return dollars
+    cents = f.number(name)
+    if cents is None:
+        return None
+    if not 0 <= cents <= 100:
+        raise f.error(name, f"should be a price in cents between 0 and 100, got {cents!r}")
+    return cents / 100.0
+
+
+def _count(f: Fields, name: str) -> float | None:
+    """A number of contracts: the ``*_fp`` fixed-point string, else the older whole number."""
+    count = f.number(f"{name}_fp", allow_string=True)
+    return count if count is not None else f.number(name)
+
+
+def _dollars(f: Fields, name: str) -> float | None:
+    """An amount in dollars: the ``*_dollars`` string, else the older field in cents."""
+    dollars = f.number(f"{name}_dollars", allow_string=True)
+    if dollars is not None:
+        return dollars
+    cents = f.number(name)
+    return cents / 100.0 if cents is not None else None
 
 
 def parse_market(payload: Any, *, now: datetime) -> MarketRecord:
@@ -73,13 +94,11 @@ def parse_market(payload: Any, *, now: datetime) -> MarketRecord:
     result = f.string("result", required=False).strip().lower()
     close_at = f.iso_time("close_time", required=True)
     resolved_at = f.iso_time("settlement_ts") or f.iso_time("expiration_time") or close_at
-    last = _cents(f, "last_price")
-    bid = _cents(f, "yes_bid")
-    ask = _cents(f, "yes_ask")
+    last = _price(f, "last_price")
+    bid = _price(f, "yes_bid")
+    ask = _price(f, "yes_ask")
     # The last trade is the market's price; before any trade, the middle of a two-sided book.
     price = last if last else ((bid + ask) / 2 if bid and ask else None)
-    liquidity = f.number("liquidity")
-    liquidity_dollars = f.number("liquidity_dollars", allow_string=True) if liquidity is None else liquidity / 100.0
     event = f.string("event_ticker", required=False)
     return MarketRecord(
         platform=PLATFORM,
@@ -91,8 +110,8 @@ def parse_market(payload: Any, *, now: datetime) -> MarketRecord:
         open_at=f.iso_time("open_time"),
         close_at=close_at,
         status=status,
-        liquidity=liquidity_dollars,
-        volume=f.number("volume"),
+        liquidity=_dollars(f, "liquidity"),
+        volume=_count(f, "volume"),
         bettors=None,
         description=f.string("rules_primary", required=False),
         state=_state(f, status=status, result=result, resolved_at=resolved_at),
@@ -118,7 +137,9 @@ def _state(f: Fields, *, status: str, result: str, resolved_at: datetime | None)
         )
     if result == "":
         raise f.error("result", f"is empty on a {status} market")
-    raise f.error("result", f"should be 'yes' or 'no', got {result!r}")
+    raise f.error(
+        "result", f"has a value Hindsight cannot map to Yes or No: {result!r} (expected 'yes', 'no' or 'void')"
+    )
 
 
 class KalshiClient:
@@ -147,7 +168,10 @@ class KalshiClient:
             if not isinstance(body, Mapping) or not isinstance(body.get("markets"), list):
                 raise MarketFormatError(f"Kalshi /markets page {page + 1}: expected an object with a 'markets' list")
             for item in body["markets"]:
-                listing.records.append(parse_market(item, now=now))
+                try:
+                    listing.records.append(parse_market(item, now=now))
+                except MarketFormatError as exc:
+                    listing.skipped.append(str(exc))
             next_cursor = body.get("cursor")
             if next_cursor is not None and not isinstance(next_cursor, str):
                 raise MarketFormatError(f"Kalshi /markets page {page + 1}: 'cursor' is not a string")

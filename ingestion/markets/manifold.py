@@ -23,7 +23,6 @@ vary widely); a page that is not a list fails the poll.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -40,6 +39,7 @@ from ingestion.markets import (
     QuestionType,
     option_int,
     probability,
+    with_price_path,
 )
 
 PLATFORM = "manifold"
@@ -239,4 +239,6 @@ class ManifoldClient:
             if not isinstance(last_id, str) or not last_id:
                 raise MarketFormatError(f"{label} page {page + 1}: the last bet has no id to page from")
             before = last_id
-        return replace(record, prices=points, prices_are_snapshot=False)
+        traded = {p.outcome for p in points}
+        empty = {p.outcome for p in record.prices if p.outcome not in traded}
+        return with_price_path(record, points=points, empty=empty, first=since is None)

@@ -23,7 +23,6 @@ fails the poll.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -41,6 +40,7 @@ from ingestion.markets import (
     option_choice,
     option_int,
     probability,
+    with_price_path,
 )
 
 PLATFORM = "polymarket"
@@ -127,6 +127,11 @@ def _state(
         return MarketState(
             kind="annulled", resolved_at=resolved_at, reason=f"Polymarket settled the market 50/50 ({split})"
         )
+    if not any(prices):
+        # Gamma lists some closed markets at ["0", "0"]: no settlement price at all, so no
+        # outcome can be read; the question waits, and staff see why.
+        listed = ", ".join(f"{o} {p:g}" for o, p in zip(outcomes, prices, strict=True))
+        return MarketState.held(f"closed without a settlement price (outcomePrices {listed}); awaiting settlement")
     # Closed but not yet settled by the oracle: prices still float; wait for the settlement.
     return MarketState.held("closed, awaiting settlement")
 
@@ -204,6 +209,7 @@ class PolymarketClient:
             return record
         outcomes = [YES] if record.question_type == "binary" else record.outcomes
         points: list[PriceRecord] = []
+        empty: set[str] = set()
         for outcome in outcomes:
             token = record.history_keys[outcome]
             params: dict[str, Any] = {"market": token, "fidelity": self.fidelity}
@@ -213,8 +219,11 @@ class PolymarketClient:
                 params["startTs"] = int(since.timestamp())
                 params["endTs"] = int(now.timestamp()) + 1
             body = self.get(f"{self.clob_url}/prices-history", params)
-            points.extend(parse_history(body, outcome=outcome, label=f"Polymarket market {record.external_id}"))
-        return replace(record, prices=points, prices_are_snapshot=False)
+            history = parse_history(body, outcome=outcome, label=f"Polymarket market {record.external_id}")
+            if not history:
+                empty.add(outcome)
+            points.extend(history)
+        return with_price_path(record, points=points, empty=empty, first=since is None)
 
 
 def parse_history(body: Any, *, outcome: str, label: str) -> list[PriceRecord]:

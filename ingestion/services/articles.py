@@ -26,7 +26,8 @@ from ingestion.services.sources import PollReport, register_poller
 # Rows per existence query, and per INSERT on SQLite: well under its parameter limit.
 BATCH_SIZE = 500
 FEED_ACCEPT = (
-    "application/rss+xml, application/rdf+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
+    "application/rss+xml, application/rdf+xml, application/atom+xml, application/feed+json, "
+    "application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, */*;q=0.1"
 )
 
 
@@ -54,15 +55,16 @@ def _aware_utc(value: Any) -> datetime | None:
 def article_store_many(
     *, source: Source | None, entries: Iterable[Mapping[str, Any]], fetched_at: datetime
 ) -> ArticleStoreResult:
-    """Store article dicts (url, title, summary, body as plain text, author, language,
+    """Store article dicts (url, guid, title, summary, body as plain text, author, language,
     published_at) and report how many were added and why the others were skipped.
 
     The same story twice (same canonical URL, or the same normalised title and text under two
     URLs) is stored once, whether the copy is in this batch or already in the database.
     """
     result = ArticleStoreResult()
-    candidates: list[tuple[str, str, str, str, str, Mapping[str, Any]]] = []
-    batch_urls: set[str] = set()
+    candidates: list[_Candidate] = []
+    # Canonical URL -> guid of the entries of this batch kept so far, and their content hashes.
+    batch_guids: dict[str, str] = {}
     batch_hashes: set[str] = set()
 
     def skip(position: int, reason: str, detail: str = "") -> None:
@@ -76,42 +78,60 @@ def article_store_many(
         if not title:
             skip(position, "missing title")
             continue
+        raw_url = str(entry.get("url") or "")
         try:
-            url = canonical_url(str(entry.get("url") or ""))
+            url = canonical_url(raw_url)
+            anchored = canonical_url(raw_url, keep_fragment=True)
         except InvalidURL as exc:
             skip(position, "invalid URL", str(exc))
             continue
-        if len(url) > 2000:
+        if len(anchored) > 2000:
             skip(position, "URL too long", f"URL longer than 2000 characters: {url[:80]}…")
             continue
-        summary = str(entry.get("summary") or "")
-        body = str(entry.get("body") or "")
-        digest = content_hash(title, body or summary, url=url)
-        if url in batch_urls or digest in batch_hashes:
+        candidate = _Candidate(
+            url=url,
+            anchored=anchored,
+            guid=str(entry.get("guid") or "").strip()[:1000],
+            title=title,
+            summary=str(entry.get("summary") or ""),
+            body=str(entry.get("body") or ""),
+            entry=entry,
+        )
+        if candidate.digest in batch_hashes:
             result.skip_reasons["already stored"] += 1
             continue
-        batch_urls.add(url)
-        batch_hashes.add(digest)
-        candidates.append((url, digest, title, summary, body, entry))
+        if candidate.url in batch_guids and not candidate.another_post(batch_guids[candidate.url], taken=batch_guids):
+            result.skip_reasons["already stored"] += 1
+            continue
+        batch_guids[candidate.url] = candidate.guid
+        batch_hashes.add(candidate.digest)
+        candidates.append(candidate)
 
-    known_urls, known_hashes = _stored_article_keys(urls=[c[0] for c in candidates], hashes=[c[1] for c in candidates])
+    known_guids, known_hashes = _stored_article_keys(
+        urls=[u for c in candidates for u in {c.url, c.anchored}], hashes=[c.digest for c in candidates]
+    )
     new: list[dict[str, Any]] = []
-    for url, digest, title, summary, body, entry in candidates:
-        if url in known_urls or digest in known_hashes:
+    for candidate in candidates:
+        if candidate.url in known_guids and not candidate.another_post(known_guids[candidate.url], taken=known_guids):
             result.skip_reasons["already stored"] += 1
             continue
+        if candidate.digest in known_hashes:
+            result.skip_reasons["already stored"] += 1
+            continue
+        entry = candidate.entry
         new.append(
             {
                 "source_id": source.pk if source is not None else None,
-                "url": url,
-                "title": title,
-                "summary": summary,
-                "body": body,
+                "url": candidate.url,
+                "guid": candidate.guid,
+                "title": candidate.title,
+                "summary": candidate.summary,
+                "body": candidate.body,
                 "author": str(entry.get("author") or "")[:300],
                 "language": str(entry.get("language") or "")[:20],
                 "published_at": _aware_utc(entry.get("published_at")),
                 "fetched_at": fetched_at,
-                "content_hash": digest,
+                "content_hash": candidate.digest,
             }
         )
     result.added = _insert_articles(new)
@@ -122,17 +142,50 @@ def article_store_many(
     return result
 
 
-def _stored_article_keys(*, urls: list[str], hashes: list[str]) -> tuple[set[str], set[str]]:
-    """The canonical URLs and content hashes, among those given, of articles already stored."""
-    known_urls: set[str] = set()
+@dataclass
+class _Candidate:
+    """An entry on its way to becoming an article: ``url`` is its canonical URL, ``anchored`` the
+    same with the link's fragment kept."""
+
+    url: str
+    anchored: str
+    guid: str
+    title: str
+    summary: str
+    body: str
+    entry: Mapping[str, Any]
+
+    @property
+    def digest(self) -> str:
+        return content_hash(self.title, self.body or self.summary, url=self.url)
+
+    def another_post(self, stored_guid: str, *, taken: Mapping[str, str]) -> bool:
+        """Whether this entry is a different post than the one stored under its canonical URL:
+        its permalink differs only by a fragment and both have their own, different guids (live
+        blogs, link posts). If so it moves to its URL with the fragment kept."""
+        if self.anchored == self.url or not self.guid or stored_guid in ("", self.guid):
+            return False
+        if self.anchored in taken:
+            return False
+        self.url = self.anchored
+        return True
+
+
+def _stored_article_keys(*, urls: list[str], hashes: list[str]) -> tuple[dict[str, str], set[str]]:
+    """Among those given, the canonical URLs of stored articles (with each one's guid) and the
+    content hashes already stored."""
+    known_urls: dict[str, str] = {}
     known_hashes: set[str] = set()
-    for start in range(0, len(urls), BATCH_SIZE):
+    for start in range(0, max(len(urls), len(hashes)), BATCH_SIZE):
         batch = slice(start, start + BATCH_SIZE)
         found = Article.objects.filter(Q(url__in=urls[batch]) | Q(content_hash__in=hashes[batch]))
-        for url, digest in found.values_list("url", "content_hash"):
-            known_urls.add(url)
+        for url, digest, guid in found.values_list("url", "content_hash", "guid"):
+            known_urls[url] = guid
             known_hashes.add(digest)
-    return known_urls, known_hashes
+    # A hash found through another article's URL says nothing about this batch's hashes: keep
+    # only those asked about.
+    asked = set(hashes)
+    return known_urls, known_hashes & asked
 
 
 def _insert_articles(values: list[dict[str, Any]]) -> int:
@@ -171,6 +224,7 @@ class FeedPayload:
     entries: list[dict[str, Any]] = field(default_factory=list)
     skip_reasons: Counter[str] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def item_count(self) -> int:
@@ -195,7 +249,7 @@ def rss_fetch(*, source: Source, now: datetime) -> FeedPayload:
             etag=response.etag or source.etag,
             last_modified=response.last_modified or source.last_modified,
         )
-    parsed = parse_feed(response.content, base_url=response.url)
+    parsed = parse_feed(response.content, base_url=response.url, headers=response.headers)
     return FeedPayload(
         not_modified=False,
         etag=response.etag,
@@ -203,6 +257,7 @@ def rss_fetch(*, source: Source, now: datetime) -> FeedPayload:
         entries=parsed.entries,
         skip_reasons=parsed.skipped,
         problems=parsed.problems,
+        warnings=parsed.warnings,
     )
 
 
@@ -218,6 +273,7 @@ def rss_store(*, source: Source, payload: FeedPayload, now: datetime) -> PollRep
         skipped=sum(reasons.values()),
         skip_reasons=dict(reasons),
         problems=payload.problems + stored.problems,
+        warnings=payload.warnings,
     )
 
 

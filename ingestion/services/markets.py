@@ -54,6 +54,7 @@ from ingestion.pgcopy import (
     staging_table,
 )
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
+from ingestion.selectors.questions import question_current_resolutions
 from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
 from ingestion.services.sources import PollReport, register_poller
 
@@ -62,8 +63,6 @@ PLATFORM_LABELS: dict[str, str] = {
     Market.Platform.MANIFOLD.value: "Manifold",
     Market.Platform.KALSHI.value: "Kalshi",
 }
-# Kalshi markets are uniform: a malformed one means the format changed, so the poll fails.
-STRICT_PLATFORMS = frozenset({Market.Platform.KALSHI.value})
 
 
 class MarketClient(Protocol):
@@ -145,12 +144,6 @@ class MarketPayload:
         return len(self.records)
 
 
-def _skip_or_raise(*, platform: str, exc: MarketFormatError, skipped: list[str]) -> None:
-    if platform in STRICT_PLATFORMS:
-        raise exc
-    skipped.append(str(exc))
-
-
 def market_fetch(*, source: Source, now: datetime, get: JsonGetter | None = None) -> MarketPayload:
     """Fetch and validate a market source's listing, the markets its questions follow, and
     price paths for the markets that carry (or will carry) questions. Writes nothing."""
@@ -173,7 +166,7 @@ def market_fetch(*, source: Source, now: datetime, get: JsonGetter | None = None
             try:
                 records[external_id] = client.market(external_id, now=now)
             except MarketFormatError as exc:
-                _skip_or_raise(platform=platform, exc=exc, skipped=payload.skipped)
+                payload.skipped.append(str(exc))
             except HTTPStatusError as exc:
                 if exc.status_code != 404:
                     raise
@@ -201,7 +194,7 @@ def market_fetch(*, source: Source, now: datetime, get: JsonGetter | None = None
                 try:
                     records[key] = client.with_history(records[key], since=since_by_id.get(key), now=now)
                 except MarketFormatError as exc:
-                    _skip_or_raise(platform=platform, exc=exc, skipped=payload.skipped)
+                    payload.skipped.append(str(exc))
                     del records[key]
         payload.records = list(records.values())
         payload.requests = getattr(http, "requests", 0) if get is None else 0
@@ -223,7 +216,15 @@ class MarketStoreResult:
 
 _MARKET_FIELDS = ("title", "outcomes", "url", "open_at", "close_at", "status", "liquidity", "volume", "bettors", "raw")
 # Column order of the PostgreSQL COPY path (every Market column but the key).
-_COPY_MARKET_COLUMNS = ("platform", "external_id", "source_id", *_MARKET_FIELDS, "content_hash", "updated_at")
+_COPY_MARKET_COLUMNS = (
+    "platform",
+    "external_id",
+    "source_id",
+    *_MARKET_FIELDS,
+    "hold_reason",
+    "content_hash",
+    "updated_at",
+)
 _COPY_PRICE_COLUMNS = ("market_id", "outcome", "time", "probability")
 
 
@@ -247,7 +248,7 @@ class _MarketContent:
     """A market's stored values (``_MARKET_FIELDS`` but raw, in that order), its raw payload as
     canonical JSON, and a digest of both, so that a change in either rewrites the row."""
 
-    __slots__ = ("digest", "fields", "raw", "raw_json")
+    __slots__ = ("digest", "fields", "hold_reason", "raw", "raw_json")
 
     def __init__(self, record: MarketRecord) -> None:
         self.fields = (
@@ -263,13 +264,19 @@ class _MarketContent:
         )
         self.raw = record.raw
         self.raw_json = canonical_json(record.raw)
+        # Why the market's answer is on hold (shown to staff), empty otherwise.
+        self.hold_reason = record.state.reason[:300] if record.state.kind == "held" else ""
         # The recipe stored hashes were made with: changing it would make every stored market
-        # look changed once.
-        self.digest = hashlib.blake2b(canonical_json(self.fields) + b"\n" + self.raw_json, digest_size=20).hexdigest()
+        # look changed once. A hold reason joins only when there is one, so that the markets
+        # stored before reasons were kept are rewritten only if they are on hold.
+        hold = b"\n" + self.hold_reason.encode() if self.hold_reason else b""
+        self.digest = hashlib.blake2b(
+            canonical_json(self.fields) + b"\n" + self.raw_json + hold, digest_size=20
+        ).hexdigest()
 
     @property
     def values(self) -> dict[str, Any]:
-        return dict(zip(_MARKET_FIELDS, (*self.fields, self.raw), strict=True))
+        return {**dict(zip(_MARKET_FIELDS, (*self.fields, self.raw), strict=True)), "hold_reason": self.hold_reason}
 
 
 @dataclass
@@ -420,7 +427,7 @@ def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
         ],
         update_conflicts=True,
         unique_fields=["platform", "external_id"],
-        update_fields=[*_MARKET_FIELDS, "content_hash", "source", "updated_at"],
+        update_fields=[*_MARKET_FIELDS, "hold_reason", "content_hash", "source", "updated_at"],
         batch_size=1000,
     )
     return {market.external_id: market.pk for market in written if market.pk is not None}
@@ -444,6 +451,7 @@ def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
         volume,
         bettors,
         content.raw_json,
+        content.hold_reason,
         content.digest,
         stamp,
     )
@@ -674,7 +682,7 @@ def market_questions_sync(
     result = QuestionSyncResult()
     qids = {question_external_id(platform=r.platform, external_id=r.external_id): r for r in records}
     questions = {q.external_id: q for q in Question.objects.filter(external_id__in=_many(qids)).only(*_SYNC_FIELDS)}
-    currents = _current_resolutions([q.pk for q in questions.values()])
+    currents = question_current_resolutions(q.pk for q in questions.values())
     new_questions: list[dict[str, Any]] = []
     relink: list[tuple[int, int]] = []
     to_sync: list[tuple[int, MarketRecord]] = []
@@ -747,18 +755,6 @@ def _insert_questions(prepared: _PreparedQuestions) -> None:
         return
     with connection.cursor() as cursor:
         copy_rows(cursor, table=Question._meta.db_table, columns=prepared.columns, rows=prepared.rows)
-
-
-def _current_resolutions(question_ids: list[int]) -> dict[int, Resolution]:
-    """Each question's current (latest) resolution, in one query."""
-    if not question_ids:
-        return {}
-    latest = (
-        Resolution.objects.filter(question_id__in=question_ids)
-        .annotate(rank=Window(RowNumber(), partition_by=[F("question_id")], order_by=F("version").desc()))
-        .filter(rank=1)
-    )
-    return {r.question_id: r for r in latest}
 
 
 def _needs_change(*, question: Question, record: MarketRecord, current: Resolution | None) -> bool:
@@ -842,7 +838,20 @@ def market_store(*, source: Source, payload: MarketPayload, now: datetime) -> Po
     }
     report.skip_reasons = {k: v for k, v in reasons.items() if v}
     report.problems = [*payload.skipped, *synced.problems]
+    report.warnings = _hold_warnings(payload.records)
     return report
+
+
+def _hold_warnings(records: Iterable[MarketRecord], *, limit: int = 10) -> list[str]:
+    """One line per market on hold (the first ``limit``), with the reason, for the source's page."""
+    held = [r for r in records if r.state.kind == "held"]
+    lines = [
+        f"{PLATFORM_LABELS.get(r.platform, r.platform)} market {r.external_id} on hold: {r.state.reason}"
+        for r in held[:limit]
+    ]
+    if len(held) > limit:
+        lines.append(f"... and {len(held) - limit} more markets on hold")
+    return lines
 
 
 def market_poll_records(

@@ -385,13 +385,78 @@ def _add_resolution(
         created_at=now,
     )
 
+    _announce_on_commit(resolution)
+    return resolution
+
+
+def _announce_on_commit(resolution: Resolution) -> None:
     def announce() -> None:
         resolution_changed.send(
-            sender=Question, question_id=question.pk, resolution_id=resolution.pk, version=version, kind=kind
+            sender=Question,
+            question_id=resolution.question_id,
+            resolution_id=resolution.pk,
+            version=resolution.version,
+            kind=resolution.kind,
         )
 
     transaction.on_commit(announce)
-    return resolution
+
+
+@dataclass(frozen=True)
+class NewResolution:
+    """A resolution to add after the question's current one (``current``, None for the first)."""
+
+    question: Question
+    outcome: Any
+    resolved_at: datetime
+    current: Resolution | None = None
+
+
+@transaction.atomic
+def questions_resolve_many(
+    *, items: Sequence[NewResolution], note: str = "", author_label: str = "", now: datetime
+) -> list[Resolution]:
+    """``question_resolve`` for many questions at once (bulk imports): each gets a resolve (or
+    an amend after a resolve) as the next version, its status set to resolved, and an
+    announcement once the transaction commits. The caller has checked that each outcome
+    changes something; outcomes are validated here as ``question_resolve`` validates them."""
+    if not items:
+        return []
+    ids = [item.question.pk for item in items]
+    # Lock the questions, as a single resolution does, so concurrent versions stay consecutive.
+    list(Question.objects.select_for_update().filter(pk__in=ids).values_list("pk", flat=True))
+    rows = []
+    for item in items:
+        current = item.current
+        kind = (
+            Resolution.Kind.AMEND
+            if current is not None and current.kind in (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
+            else Resolution.Kind.RESOLVE
+        )
+        rows.append(
+            Resolution(
+                question=item.question,
+                version=(current.version if current is not None else 0) + 1,
+                kind=kind,
+                outcome=validate_outcome(question=item.question, outcome=item.outcome),
+                resolved_at=item.resolved_at,
+                note=note,
+                author_label=author_label,
+                created_at=now,
+            )
+        )
+    created = Resolution.objects.bulk_create(rows, batch_size=500)
+    Question.objects.filter(pk__in=ids).exclude(status=Question.Status.RESOLVED).update(
+        status=Question.Status.RESOLVED, updated_at=timezone.now()
+    )
+    for item in items:
+        item.question.status = Question.Status.RESOLVED
+    for resolution in created:
+        if resolution.pk is None:
+            # Backends that do not return keys from a bulk insert (SQLite before 3.35).
+            resolution.pk = Resolution.objects.get(question=resolution.question, version=resolution.version).pk
+        _announce_on_commit(resolution)
+    return created
 
 
 @transaction.atomic

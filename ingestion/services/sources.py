@@ -53,6 +53,9 @@ class PollReport:
     error: str = ""  # why the poll failed; empty on success
     skip_reasons: dict[str, int] = field(default_factory=dict)  # e.g. {"already stored": 9, "missing title": 1}
     problems: list[str] = field(default_factory=list)  # per-item details, e.g. "entry 4: missing title"
+    # Read, but only with a warning worth showing staff (kept on the source until the next poll):
+    # e.g. a feed recovered by feedparser's loose parser, a market on hold.
+    warnings: list[str] = field(default_factory=list)
     not_modified: bool = False  # the server answered 304: nothing to do, counted as a success
     busy: bool = False  # another worker holds the claim (or, due_only, not due): this call did nothing
     next_attempt_at: datetime | None = None
@@ -69,6 +72,10 @@ class PollReport:
             text += " (" + ", ".join(f"{n} {reason}" for reason, n in sorted(self.skip_reasons.items())) + ")"
         if self.not_modified:
             text += ", not modified (304)"
+        if self.warnings:
+            text += f", {len(self.warnings)} warning{'s' if len(self.warnings) > 1 else ''}: " + "; ".join(
+                self.warnings
+            )
         if self.error:
             text += f"; error: {self.error}"
         return text
@@ -289,11 +296,13 @@ def _poll_claimed(*, source: Source, now: datetime, report: PollReport) -> PollR
                 consecutive_failures=0,
                 next_attempt_at=report.next_attempt_at,
                 last_error="",
+                last_warning="\n".join(stored.warnings)[:5000],
                 etag=(source.etag or "")[:500],
                 last_modified=(source.last_modified or "")[:100],
             )
         report.added, report.skipped = stored.added, stored.skipped
         report.skip_reasons, report.problems = stored.skip_reasons, stored.problems
+        report.warnings = stored.warnings
         report.not_modified = stored.not_modified
         return report
     except Exception as exc:

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from ingestion.selectors.evidence import SEARCH_MAX_LIMIT
 from leaderboard.authentication import AgentTokenAuthentication, request_agent
+from leaderboard.evidence_token_auth import EvidenceTokenAuthentication, request_evidence_grant
 from leaderboard.models import Agent
 from leaderboard.selectors.evidence import evidence_log_for_agent
 from leaderboard.services.evidence import (
@@ -40,18 +41,38 @@ class IsAgent(BasePermission):
     message = "Evidence is for agents: authenticate with 'Authorization: Token <key>'."
 
     def has_permission(self, request: Request, view: Any) -> bool:
+        if request_evidence_grant(request) is not None:
+            if not getattr(view, "accepts_evidence_tokens", False):
+                raise PermissionDenied(
+                    "An evidence token reads evidence in its replay session only; use your API token."
+                )
+            return True
         return request_agent(request) is not None
 
 
 class EvidenceApi(APIView):
-    authentication_classes = [AgentTokenAuthentication]
+    # A delivery's evidence token (hsev_…) is accepted too, inside its own replay session only.
+    authentication_classes = [EvidenceTokenAuthentication, AgentTokenAuthentication]
     permission_classes = [IsAgent]
+    accepts_evidence_tokens = True
 
     def agent(self, request: Request) -> Agent:
-        agent = request_agent(request)
+        grant = request_evidence_grant(request)
+        agent = grant.agent if grant is not None else request_agent(request)
         if agent is None:  # the permission already refused; this keeps the type checker honest
             raise PermissionDenied(IsAgent.message)
         return agent
+
+    def scope(self, request: Request, data: dict[str, Any], question_id: int | None = None) -> EvidenceScope:
+        session_id = data.get("session")
+        question_id = question_id if question_id is not None else data.get("question")
+        grant = request_evidence_grant(request)
+        if grant is not None:
+            refusal = grant.refusal(session_id=session_id, question_id=question_id)
+            if refusal:
+                raise PermissionDenied(refusal)
+            session_id = grant.session.pk
+        return evidence_scope(agent=self.agent(request), session=session_id, question=question_id)
 
 
 class ScopeInput(serializers.Serializer):
@@ -93,7 +114,9 @@ class ArticleSearchApi(EvidenceApi):
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        return Response(articles_search_answer(agent=self.agent(request), params=data.validated_data))
+        params = data.validated_data
+        scope = self.scope(request, params)
+        return Response(articles_search_answer(agent=self.agent(request), scope=scope, params=params))
 
 
 class ArticleReadApi(EvidenceApi):
@@ -114,9 +137,8 @@ class ArticleReadApi(EvidenceApi):
     def get(self, request: Request, article_id: int) -> Response:
         data = ScopeInput(data=request.query_params)
         data.is_valid(raise_exception=True)
-        return Response(
-            article_read_answer(agent=self.agent(request), article_id=article_id, params=data.validated_data)
-        )
+        scope = self.scope(request, data.validated_data)
+        return Response(article_read_answer(agent=self.agent(request), scope=scope, article_id=article_id))
 
 
 class EventsApi(EvidenceApi):
@@ -164,7 +186,9 @@ class EventsApi(EvidenceApi):
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        return Response(events_answer(agent=self.agent(request), params=data.validated_data))
+        params = data.validated_data
+        scope = self.scope(request, params)
+        return Response(events_answer(agent=self.agent(request), scope=scope, params=params))
 
 
 class PricesApi(EvidenceApi):
@@ -180,7 +204,8 @@ class PricesApi(EvidenceApi):
     def get(self, request: Request, question_id: int) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
-        return Response(prices_answer(agent=self.agent(request), question_id=question_id, params=data.validated_data))
+        scope = self.scope(request, data.validated_data, question_id=question_id)
+        return Response(prices_answer(agent=self.agent(request), scope=scope, question_id=question_id))
 
 
 class LogPagination(LimitOffsetPagination):
@@ -189,6 +214,8 @@ class LogPagination(LimitOffsetPagination):
 
 
 class EvidenceLogApi(EvidenceApi):
+    accepts_evidence_tokens = False
+
     class EvidenceAccessSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         kind = serializers.CharField()
@@ -208,7 +235,8 @@ class EvidenceLogApi(EvidenceApi):
 
 
 # ------------------------------------------------------------------------------------ answers
-# The gateway's answers for validated parameters, shared by these views and the MCP tools.
+# The gateway's answers for validated parameters in a resolved scope, shared by these views and the
+# MCP tools.
 
 
 def evidence_scope(*, agent: Agent, session: Any = None, question: Any = None) -> EvidenceScope:
@@ -219,8 +247,7 @@ def evidence_scope(*, agent: Agent, session: Any = None, question: Any = None) -
         raise NotFound(str(exc)) from exc
 
 
-def articles_search_answer(*, agent: Agent, params: dict[str, Any]) -> dict[str, Any]:
-    scope = evidence_scope(agent=agent, session=params.get("session"), question=params.get("question"))
+def articles_search_answer(*, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
     limit = min(params["limit"], SEARCH_MAX_LIMIT)
     page = evidence_articles_search(
         agent=agent, scope=scope, query=params["q"], limit=limit, offset=params["offset"], now=timezone.now()
@@ -236,8 +263,7 @@ def articles_search_answer(*, agent: Agent, params: dict[str, Any]) -> dict[str,
     }
 
 
-def article_read_answer(*, agent: Agent, article_id: int, params: dict[str, Any]) -> dict[str, Any]:
-    scope = evidence_scope(agent=agent, session=params.get("session"), question=params.get("question"))
+def article_read_answer(*, agent: Agent, scope: EvidenceScope, article_id: int) -> dict[str, Any]:
     try:
         article = evidence_article_read(agent=agent, scope=scope, article_id=article_id, now=timezone.now())
     except EvidenceNotFound as exc:
@@ -245,8 +271,7 @@ def article_read_answer(*, agent: Agent, article_id: int, params: dict[str, Any]
     return {"as_of": scope.as_of, **ArticleReadApi.EvidenceArticleSerializer(article).data}
 
 
-def events_answer(*, agent: Agent, params: dict[str, Any]) -> dict[str, Any]:
-    scope = evidence_scope(agent=agent, session=params.get("session"), question=params.get("question"))
+def events_answer(*, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
     limit = min(params["limit"], EVENTS_MAX_LIMIT)
     result = evidence_events(
         agent=agent,
@@ -271,8 +296,7 @@ def events_answer(*, agent: Agent, params: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def prices_answer(*, agent: Agent, question_id: int, params: dict[str, Any]) -> dict[str, Any]:
-    scope = evidence_scope(agent=agent, session=params.get("session"), question=question_id)
+def prices_answer(*, agent: Agent, scope: EvidenceScope, question_id: int) -> dict[str, Any]:
     market, points = evidence_prices(agent=agent, scope=scope, now=timezone.now())
     return {
         "as_of": scope.as_of,

@@ -26,6 +26,7 @@ from leaderboard.apis.evidence import (
     article_read_answer,
     articles_search_answer,
     events_answer,
+    evidence_scope,
     prices_answer,
 )
 from leaderboard.apis.forecasts import ForecastInputSerializer, forecast_output
@@ -35,6 +36,7 @@ from leaderboard.authentication import AgentPrincipal
 from leaderboard.models import Forecast
 from leaderboard.selectors.questions import question_get, question_list
 from leaderboard.services.errors import ServiceError
+from leaderboard.services.evidence import EvidenceScope
 from leaderboard.services.forecasts import forecast_submit, replay_session_open
 
 
@@ -113,24 +115,30 @@ def open_replay_session(principal: AgentPrincipal, **arguments: Any) -> dict[str
 # ------------------------------------------------------------------------------------ evidence
 
 
+def _scope(principal: AgentPrincipal, params: dict[str, Any]) -> EvidenceScope:
+    return evidence_scope(agent=principal.agent, session=params.get("session"), question=params.get("question"))
+
+
 def search_articles(principal: AgentPrincipal, **arguments: Any) -> dict[str, Any]:
     params = _validated(ArticleSearchApi.InputSerializer(data=_given(arguments)))
-    return _json(articles_search_answer(agent=principal.agent, params=params))
+    return _json(articles_search_answer(agent=principal.agent, scope=_scope(principal, params), params=params))
 
 
 def read_article(principal: AgentPrincipal, **arguments: Any) -> dict[str, Any]:
     params = _validated(ArticleReadInput(data=_given(arguments)))
-    return _json(article_read_answer(agent=principal.agent, article_id=params.pop("article"), params=params))
+    scope = _scope(principal, params)
+    return _json(article_read_answer(agent=principal.agent, scope=scope, article_id=params["article"]))
 
 
 def query_events(principal: AgentPrincipal, **arguments: Any) -> dict[str, Any]:
     params = _validated(EventsApi.InputSerializer(data=_given(arguments)))
-    return _json(events_answer(agent=principal.agent, params=params))
+    return _json(events_answer(agent=principal.agent, scope=_scope(principal, params), params=params))
 
 
 def price_history(principal: AgentPrincipal, **arguments: Any) -> dict[str, Any]:
     params = _validated(PriceHistoryInput(data=_given(arguments)))
-    return _json(prices_answer(agent=principal.agent, question_id=params.pop("question"), params=params))
+    scope = _scope(principal, params)
+    return _json(prices_answer(agent=principal.agent, scope=scope, question_id=params["question"]))
 
 
 # ------------------------------------------------------------------------------------ forecasts

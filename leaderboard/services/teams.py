@@ -14,7 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from leaderboard.models import Agent, ApiToken, Membership, Team
+from leaderboard.models import Agent, AgentCutoffChange, ApiToken, Membership, Team
 from leaderboard.services.grading import grades_refresh_contamination
 
 TOKEN_PREFIX_LENGTH = 8
@@ -132,13 +132,19 @@ def agent_update(
     provider: str = "",
     knowledge_cutoff: date | None = None,
     tools_description: str = "",
+    changed_by: User | None = None,
+    via: str = AgentCutoffChange.Via.WEB,
+    now: datetime | None = None,
 ) -> Agent:
-    """Edit an agent's declared details; its slug never changes so that API URLs stay stable."""
+    """Edit an agent's declared details; its slug never changes so that API URLs stay stable.
+
+    A change of the declared cutoff is recorded (old, new, who, when, where) before grades follow it."""
     name, model_name, provider = name.strip(), model_name.strip(), provider.strip()
     _check_agent_fields(name=name, model_name=model_name, provider=provider)
     if agent.team.agents.filter(name__iexact=name).exclude(pk=agent.pk).exists():
         raise ValidationError({"name": f"Team {agent.team.name!r} already has an agent named {name!r}."})
-    cutoff_changed = agent.knowledge_cutoff != knowledge_cutoff
+    old_cutoff = agent.knowledge_cutoff
+    cutoff_changed = old_cutoff != knowledge_cutoff
     agent.name = name
     agent.model_name = model_name
     agent.provider = provider
@@ -146,6 +152,14 @@ def agent_update(
     agent.tools_description = tools_description.strip()
     agent.save(update_fields=["name", "model_name", "provider", "knowledge_cutoff", "tools_description"])
     if cutoff_changed:
+        AgentCutoffChange.objects.create(
+            agent=agent,
+            old_cutoff=old_cutoff,
+            new_cutoff=knowledge_cutoff,
+            changed_by=changed_by,
+            via=via,
+            changed_at=now or timezone.now(),
+        )
         # Grades carry contamination data from the declared cutoff; the standings filter on it.
         # (The tasks module imports the services, so it is imported here, when needed.)
         from leaderboard.tasks import update_standings_for_questions

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import Q
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -16,24 +16,22 @@ from django.urls import reverse
 from ingestion.models import Question
 from leaderboard.forms import ForecastForm, ForecastTargetForm, new_idempotency_key
 from leaderboard.models import Agent, Forecast, ReplaySession
+from leaderboard.selectors.questions import forecastable_questions
 from leaderboard.selectors.teams import agent_list_for_user
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
 from leaderboard.services.forecasts import REPLAY_OFFERED_STATUSES, forecast_submit, replay_session_open
 
-QUESTION_CHOICES_LIMIT = 500
+PICKER_PAGE_SIZE = 20
 
 
-def _forecastable_questions() -> list[Question]:
-    """Questions offered in the picker: live ones open now, and replay-track ones on offer.
-
-    Any other question can still be targeted by id; the service then says why it refuses.
-    """
-    return list(
-        Question.objects.filter(
-            Q(track=Question.Track.LIVE, status=Question.Status.OPEN)
-            | Q(track=Question.Track.REPLAY, status__in=REPLAY_OFFERED_STATUSES)
-        ).order_by("track", "close_at", "id")[:QUESTION_CHOICES_LIMIT]
-    )
+def _picker(params: Any) -> dict[str, Any]:
+    """The question search of step one: every forecastable question is reachable (no cap), a page
+    at a time, the sample world's first."""
+    search = params.get("find", "").strip()[:200]
+    qtype = params.get("qtype", "")
+    results = forecastable_questions(replay_statuses=REPLAY_OFFERED_STATUSES, search=search, qtype=qtype)
+    page = Paginator(results, PICKER_PAGE_SIZE).get_page(params.get("qpage"))
+    return {"find": search, "qtype": qtype, "results": page, "types": Question.Type.choices}
 
 
 def _is_id(text: str) -> bool:
@@ -55,7 +53,6 @@ def _attach_service_error(form: ForecastForm, exc: ServiceError) -> None:
 @login_required
 def forecast_form(request: HttpRequest) -> HttpResponse:
     agents = list(agent_list_for_user(user=request.user))
-    questions = _forecastable_questions()
     context: dict[str, Any] = {"agents": agents}
     if not agents:
         return render(request, "leaderboard/forecast_form.html", context)
@@ -69,11 +66,7 @@ def forecast_form(request: HttpRequest) -> HttpResponse:
     if agent_slug and agent is None:
         # An agent of another team looks exactly like an agent that does not exist.
         raise Http404("No such agent among your teams.")
-    target = ForecastTargetForm(
-        agents=agents,
-        questions=questions,
-        initial={"agent": agent_slug or agents[0].slug, "question": params.get("question", "")},
-    )
+    target = ForecastTargetForm(agents=agents, initial={"agent": agent_slug or agents[0].slug})
     context["target_form"] = target
     question: Question | None = None
     raw_question = params.get("question", "").strip()
@@ -85,13 +78,8 @@ def forecast_form(request: HttpRequest) -> HttpResponse:
         )
         if question is None:
             context["question_error"] = f"Unknown question {raw_question!r}."
-        elif question.pk not in {q.pk for q in questions}:
-            # Keep the picker consistent with a question reached by a direct link.
-            target.fields["question"].widget.choices = [
-                (question.pk, f"#{question.pk} · {question.title[:120]}"),
-                *target.fields["question"].widget.choices,
-            ]
     if agent is None or question is None:
+        context.update(_picker(params), question=question)
         return render(request, "leaderboard/forecast_form.html", context)
 
     session = ReplaySession.objects.filter(agent=agent, question=question).first()

@@ -9,18 +9,20 @@ import math
 from collections import defaultdict
 from dataclasses import fields
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
+from grading.models import HindsightGraph
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
@@ -29,9 +31,17 @@ from grading.scoring.relation import KL_EPSILON
 from ingestion.models import PricePoint, Question
 from leaderboard import charts
 from leaderboard import standings as maths
-from leaderboard.models import Agent, Forecast, Grade
+from leaderboard.models import Agent, Grade
+from leaderboard.selectors.calibration import REVEALED, pair_of
 from leaderboard.selectors.grades import matcher_settings
-from leaderboard.selectors.questions import question_resolutions_visible
+from leaderboard.selectors.questions import (
+    SAMPLE_WORLD,
+    outcome_texts_for_grades,
+    question_forecast_rows,
+    question_resolutions_visible,
+    question_search,
+    sample_first,
+)
 from leaderboard.selectors.standings import (
     METRIC_LABELS,
     agent_standings,
@@ -44,10 +54,6 @@ from leaderboard.selectors.standings import (
     top_agents,
 )
 from leaderboard.services.standings import cached_for_version
-
-REVEALED = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
-    Q(forecast__question__track=Question.Track.LIVE) | Q(forecast__question__outcome_published_at__isnull=False)
-)
 
 
 def _page_number(request: HttpRequest) -> int:
@@ -202,22 +208,6 @@ def leaderboard_json(request: HttpRequest) -> HttpResponse:
 # ------------------------------------------------------------------------------------ agent page
 
 
-def _binary_pairs(grades: list[Grade]) -> list[tuple[float, int]]:
-    """(P(yes), outcome) of graded binary forecasts; the outcome follows from the grade's correctness."""
-    pairs: list[tuple[float, int]] = []
-    for g in grades:
-        q = g.forecast.question
-        if q.type != Question.Type.BINARY or g.correct is None:
-            continue
-        try:
-            p = float(g.forecast.prediction.get("probability"))
-        except (AttributeError, TypeError, ValueError):
-            continue
-        predicted_yes = p >= 0.5
-        pairs.append((p, int(predicted_yes == bool(g.correct))))
-    return pairs
-
-
 def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
     agent = get_object_or_404(Agent.objects.select_related("team"), slug=slug)
     grades = list(
@@ -227,10 +217,14 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("-forecast__received_at")
     )
     scored = [g for g in grades if not g.void]
-    pairs = _binary_pairs(scored)
+    pairs = [
+        pair for g in scored if g.forecast.question.type == Question.Type.BINARY and (pair := pair_of(g)) is not None
+    ]
     bins = charts.calibration_bins(pairs)
     reliability = charts.reliability_svg(
-        bins, title=f"Reliability diagram of {agent.name}: forecast probability against observed frequency"
+        bins,
+        title=f"Reliability diagram of {agent.name}: forecast probability against observed frequency",
+        empty_hint="Dots appear as binary forecasts resolve.",
     )
     # Scores per axis over time: monthly means of the question's resolution month (forecast month as fallback).
     monthly: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -249,6 +243,9 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
     ]
     paginator = Paginator(grades, 50)
     page = paginator.get_page(request.GET.get("page"))
+    outcomes = outcome_texts_for_grades(list(page.object_list))
+    for g in page.object_list:
+        g.outcome_text = outcomes.get(g.pk, "—")  # type: ignore[attr-defined]
     return render(
         request,
         "leaderboard/agent_public.html",
@@ -269,55 +266,76 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def questions_list(request: HttpRequest) -> HttpResponse:
+    """Filterable list of questions. With no filter it opens on the questions open for forecasts,
+    the fictional sample world's first (they resolve within minutes on the demo), soonest deadline
+    first; ``status=any`` lists every status."""
     qs = Question.objects.exclude(status=Question.Status.DRAFT)
-    filters = {}
-    for param, lookup, allowed in (
-        ("status", "status", Question.Status.values),
-        ("track", "track", Question.Track.values),
-        ("type", "type", Question.Type.values),
-        ("origin", "origin", Question.Origin.values),
+    filters: dict[str, str] = {}
+    defaulted = not any(k in request.GET for k in ("status", "track", "type", "origin", "domain", "q", "world"))
+    status = "open" if defaulted else request.GET.get("status", "")
+    if status in Question.Status.values:
+        qs = qs.filter(status=status)
+        filters["status"] = status
+    elif status == "any":
+        filters["status"] = "any"
+    for param, allowed in (
+        ("track", Question.Track.values),
+        ("type", Question.Type.values),
+        ("origin", Question.Origin.values),
     ):
         value = request.GET.get(param, "")
         if value in allowed:
-            qs = qs.filter(**{lookup: value})
+            qs = qs.filter(**{param: value})
             filters[param] = value
     domain = request.GET.get("domain", "").strip()
     if domain:
         qs = qs.filter(domain=domain)
         filters["domain"] = domain
+    if request.GET.get("world") == "sample":
+        qs = qs.filter(SAMPLE_WORLD)
+        filters["world"] = "sample"
     search = request.GET.get("q", "").strip()
     if search:
-        qs = qs.filter(title__icontains=search)
+        qs = question_search(qs, search)
         filters["q"] = search
-    page = Paginator(qs.order_by("-close_at", "-id"), 50).get_page(request.GET.get("page"))
+    deadline = "close_at" if status == Question.Status.OPEN else "-close_at"
+    page = Paginator(sample_first(qs, deadline, "-id"), 50).get_page(request.GET.get("page"))
+    open_now = Question.objects.filter(status=Question.Status.OPEN)
+    open_by_origin = dict(
+        open_now.exclude(SAMPLE_WORLD).values_list("origin").annotate(n=Count("id")).values_list("origin", "n")
+    )
     return render(
         request,
         "leaderboard/questions.html",
         {
             "page": page,
             "filters": filters,
-            "query": "&".join(f"{k}={v}" for k, v in filters.items()),
+            "defaulted": defaulted,
+            "query": urlencode(filters),
             "choices": filter_choices(),
             "statuses": [c for c in Question.Status.choices if c[0] != Question.Status.DRAFT],
+            "open_sample": open_now.filter(SAMPLE_WORLD).count(),
+            "open_by_origin": [
+                (v, label, open_by_origin.get(v, 0)) for v, label in Question.Origin.choices if v != "sample"
+            ],
         },
     )
 
 
-def _prediction_summary(question: Question, prediction: Any) -> str:
-    if not isinstance(prediction, dict):
-        return str(prediction)
-    if question.type == Question.Type.BINARY:
-        return f"P(yes) = {prediction.get('probability')}"
-    if question.type == Question.Type.MULTIPLE_CHOICE:
-        probs = prediction.get("probabilities") or {}
-        return ", ".join(f"{k}: {v}" for k, v in probs.items()) if isinstance(probs, dict) else str(probs)
-    return ", ".join(f"{k}: {v}" for k, v in prediction.items())
+def _probability_of_yes(prediction: Any) -> float | None:
+    try:
+        p = float(prediction.get("probability"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return p if 0.0 <= p <= 1.0 else None
 
 
 def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
     question = get_object_or_404(Question.objects.exclude(status=Question.Status.DRAFT), pk=question_id)
-    revealed = question.is_revealed or bool(getattr(request.user, "is_staff", False))
+    staff = bool(getattr(request.user, "is_staff", False))
+    revealed = question.is_revealed or staff
     resolutions = question_resolutions_visible(question=question, user=request.user)
+    current = resolutions[-1] if resolutions else None
     price_svg = ""
     prices: list[tuple[Any, float]] = []
     # A replay question's later prices would give its outcome away: shown only once revealed.
@@ -340,45 +358,22 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
     histogram_svg = ""
     histogram: list[tuple[str, int]] = []
     if closed and not forecasts_hidden:
-        counting = (
-            Forecast.objects.filter(question=question, grades__is_current=True, grades__counts=True)
-            .select_related("agent", "agent__team")
-            .prefetch_related("grades")
-            .order_by("agent__name")
-        )
-        latest = {}
-        for f in (
-            Forecast.objects.filter(question=question)
-            .select_related("agent", "agent__team")
-            .order_by("received_at", "id")
-        ):
-            latest[f.agent_id] = f  # the latest forecast of each agent (grades say which one counted)
-        counted = {f.agent_id: f for f in counting}
-        for agent_id, f in sorted(latest.items(), key=lambda kv: kv[1].agent.name):
-            chosen = counted.get(agent_id, f)
-            grade = next((g for g in chosen.grades.all() if g.is_current), None) if agent_id in counted else None
-            forecasts.append(
-                {
-                    "agent": chosen.agent,
-                    "prediction": _prediction_summary(question, chosen.prediction),
-                    "received_at": chosen.received_at,
-                    "grade": grade if revealed else None,
-                }
-            )
+        forecasts = question_forecast_rows(question=question, with_grades=revealed)
         if question.type == Question.Type.BINARY:
             counts = [0] * 10
             for item in forecasts:
-                try:
-                    p = float(item["prediction"].split("=")[1])
-                except (IndexError, ValueError):
-                    continue
-                counts[min(9, int(p * 10))] += 1
+                p = _probability_of_yes(item["forecast"].prediction)
+                if p is not None:
+                    counts[min(9, int(p * 10))] += 1
             labels = [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]
             histogram = list(zip(labels, counts, strict=True))
             histogram_svg = charts.histogram_svg(
                 counts, title=f"Distribution of {len(forecasts)} agents' probabilities of yes", labels=labels
             )
-    hindsight_url = reverse("grading:hindsight", args=[question.pk]) if question.is_revealed else ""
+    has_graph = (question.is_revealed or staff) and HindsightGraph.objects.filter(
+        question=question, is_current=True
+    ).exists()
+    hindsight_url = reverse("grading:hindsight", args=[question.pk]) if has_graph else ""
     return render(
         request,
         "leaderboard/question.html",
@@ -386,6 +381,8 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
             "question": question,
             "revealed": revealed,
             "resolutions": resolutions,
+            "current_resolution": current,
+            "annulled": question.status == Question.Status.ANNULLED and revealed,
             "price_svg": mark_safe(price_svg),
             "prices": prices[-20:],
             "closed": closed,

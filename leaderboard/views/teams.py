@@ -140,7 +140,7 @@ def agent_edit(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse
     form = AgentForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
-            agent_update(agent=agent, **form.cleaned_data)
+            agent_update(agent=agent, changed_by=request.user, **form.cleaned_data)  # type: ignore[arg-type]
         except ValidationError as exc:
             _form_errors_from(form, exc)
         else:

@@ -10,8 +10,10 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("leaderboard.api_urls")),
+    path("api/v1/", include("endpoints.api_urls")),
     path("ingestion/", include("ingestion.urls")),
     path("hindsight/", include("grading.urls")),
+    path("", include("endpoints.urls")),
     path("", include("leaderboard.urls")),
 ]
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
+from playwright.sync_api import expect
 
 from grading.models import EventReview, HindsightGraph
 from grading.services import event_review, hindsight_build
@@ -38,35 +39,38 @@ def test_review_flow_and_public_page(browser_page: Any, live_server: Any, staff:
     page.wait_for_url(f"**/hindsight/review/{question.pk}/")
     assert page.get_by_text("offline-built (deterministic, no LLM)").is_visible()
 
-    # Approve the first card.
-    card = page.locator(f"#event-{events[0].pk}")
-    card.get_by_role("radio", name="Approve", exact=True).check()
-    card.get_by_role("button", name="Save decision").click()
-    page.wait_for_load_state()
-    assert page.locator(f"#event-{events[0].pk} .status").inner_text() == "Approved"
+    # Approve the first row with a click: saved inline, no reload.
+    page.evaluate("window.__sameDocument = true")
+    row = page.locator(f"#event-{events[0].pk}")
+    row.get_by_role("button", name="Approve").click()
+    expect(row.locator(".status")).to_have_text("Approved")
 
-    # Rejecting without a reason shows the error beside the card; with a reason it sticks.
-    card = page.locator(f"#event-{events[1].pk}")
-    card.get_by_role("radio", name="Reject", exact=True).check()
-    card.get_by_role("button", name="Save decision").click()
-    page.wait_for_load_state()
-    card = page.locator(f"#event-{events[1].pk}")
-    assert "A rejection needs one of the reasons" in card.inner_text()
-    card.get_by_role("radio", name="Reject", exact=True).check()
-    card.get_by_label("Reject reason", exact=True).select_option("Duplicate")
-    card.get_by_role("button", name="Save decision").click()
-    page.wait_for_load_state()
-    assert page.locator(f"#event-{events[1].pk} .status").inner_text() == "Rejected"
+    # Rejecting without a reason shows the error in the row; with a reason (keyboard: r, pick, Enter) it sticks.
+    row = page.locator(f"#event-{events[1].pk}")
+    row.get_by_role("button", name="Reject").click()
+    expect(row.locator(".row-errors")).to_contain_text("A rejection needs one of the reasons")
+    row.click()
+    page.keyboard.press("r")
+    row.get_by_label("Reject reason", exact=True).select_option("Duplicate")
+    row.get_by_label("Reject reason", exact=True).press("Enter")
+    expect(row.locator(".status")).to_have_text("Rejected")
 
-    # Revise the third card's title and date.
-    card = page.locator(f"#event-{events[2].pk}")
-    card.get_by_role("radio", name="Revise", exact=True).check()
-    card.get_by_label("Revised title", exact=True).fill("Treasury confirms room for the lunar budget")
-    card.get_by_label("Revised date", exact=True).fill("2026-01-15")
-    card.get_by_role("button", name="Save decision").click()
-    page.wait_for_load_state()
-    assert "Treasury confirms room for the lunar budget" in page.locator(f"#event-{events[2].pk} h3").inner_text()
-    assert EventReview.objects.filter(reviewer=annie).count() == 3
+    # The next row is active: "a" approves it from the keyboard.
+    page.keyboard.press("a")
+    expect(page.locator(f"#event-{events[2].pk} .status")).to_have_text("Approved")
+
+    # Revise the fourth row's title and date ("e" opens the fields).
+    row = page.locator(f"#event-{events[3].pk}")
+    row.click()
+    page.keyboard.press("e")
+    row.get_by_label("Revised title", exact=True).fill("Treasury confirms room for the lunar budget")
+    row.get_by_label("Revised date", exact=True).fill("2026-01-15")
+    row.get_by_role("button", name="Save revision").click()
+    expect(row.locator(".status")).to_have_text("Revised")
+    assert "Treasury confirms room for the lunar budget" in row.locator(".event-title").inner_text()
+    assert page.evaluate("window.__sameDocument") is True  # every decision without a reload
+    assert EventReview.objects.filter(reviewer=annie).count() == 4
+    screenshot(page, "hindsight-review-inline")
 
     # A second reviewer on shared events: the page shows agreement.
     event_review(event=events[0], reviewer=staff, decision="approve")
@@ -93,3 +97,19 @@ def test_review_flow_and_public_page(browser_page: Any, live_server: Any, staff:
     assert "rejected by review" in page.locator(".timeline").inner_text()
     screenshot(page, "hindsight-public")
     assert HindsightGraph.objects.get(pk=graph.pk).is_current
+
+    # The drawn graph: every event a node, every link an edge, key events marked; pan and zoom.
+    page.locator("#graph canvas").first.wait_for()
+    counts = page.evaluate(
+        "({nodes: hindsightGraph.nodes('.event').length, edges: hindsightGraph.edges().length,"
+        " key: hindsightGraph.nodes('.key').length, outcome: hindsightGraph.nodes('.outcome').length})"
+    )
+    assert counts["nodes"] == graph.events.count() and counts["edges"] == graph.links.count()
+    assert counts["key"] >= 1 and counts["outcome"] == 1
+    before = page.evaluate("hindsightGraph.zoom()")
+    page.get_by_role("button", name="Zoom in").click()
+    assert page.evaluate("hindsightGraph.zoom()") > before
+    page.get_by_role("button", name="Fit").click()
+    page.locator("#graph-section").screenshot(
+        path=str(screenshot(page, "hindsight-public").with_name("hindsight-graph.png"))
+    )

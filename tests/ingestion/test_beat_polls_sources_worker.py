@@ -14,7 +14,7 @@ from tests.factories import SourceFactory
 def test_beat_polls_due_sources_on_a_real_worker(transactional_db, fake_server, monkeypatch) -> None:
     # Every periodic task becomes due within seconds inside the worker.
     monkeypatch.setenv("HINDSIGHT_FAST_BEAT", "1")
-    fake_server.add_fixture("/world.xml", "feeds/rss20_world_news.xml", content_type="application/rss+xml")
+    fake_server.add_fixture("/world.xml", "feeds/rss2sample.xml", content_type="application/rss+xml")
     fake_server.add_json("/down", {"error": "boom"}, status=500)
     good = SourceFactory(kind=Source.Kind.RSS, url=fake_server.url("/world.xml"))
     broken = SourceFactory(kind=Source.Kind.RSS, url=fake_server.url("/down"))

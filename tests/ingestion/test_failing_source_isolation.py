@@ -17,10 +17,10 @@ pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
 
 
 def test_one_failing_source_does_not_stop_the_others(feed_source) -> None:
-    good_first = feed_source("/rss20", fixture="feeds/rss20_world_news.xml", name="A good")
+    good_first = feed_source("/rss20", fixture="feeds/rss2sample.xml", name="A good")
     broken = feed_source("/broken", response=Response(status=500), name="B broken")
-    garbled = feed_source("/garbled", fixture="feeds/malformed.xml", name="C garbled")
-    good_last = feed_source("/atom", fixture="feeds/atom10_research_blog.xml", name="D good")
+    garbled = feed_source("/garbled", fixture="feeds/feedparser/aaa_illformed.xml", name="C garbled")
+    good_last = feed_source("/atom", fixture="feeds/youtube_google_atom.xml", name="D good")
     with time_machine.travel(NOW, tick=False):
         assert poll_due_sources.delay().get() == 4  # eager in tests: each poll_source runs inline
     assert Article.objects.filter(source=good_first).count() == 4
@@ -35,10 +35,10 @@ def test_one_failing_source_does_not_stop_the_others(feed_source) -> None:
 
 
 def test_only_due_enabled_sources_are_polled(feed_source, fake_server) -> None:
-    due = feed_source("/due", fixture="feeds/rss10_rdf.xml")
-    feed_source("/later", fixture="feeds/rss10_rdf.xml", next_attempt_at=NOW + timedelta(minutes=5))
-    feed_source("/off", fixture="feeds/rss10_rdf.xml", enabled=False)
-    feed_source("/busy", fixture="feeds/rss10_rdf.xml", claimed_at=NOW - timedelta(minutes=1))
+    due = feed_source("/due", fixture="feeds/rss10_spec_example.rdf")
+    feed_source("/later", fixture="feeds/rss10_spec_example.rdf", next_attempt_at=NOW + timedelta(minutes=5))
+    feed_source("/off", fixture="feeds/rss10_spec_example.rdf", enabled=False)
+    feed_source("/busy", fixture="feeds/rss10_spec_example.rdf", claimed_at=NOW - timedelta(minutes=1))
     with time_machine.travel(NOW, tick=False):
         assert poll_due_sources.delay().get() == 1
     assert [r.path for r in fake_server.requests] == ["/due"]

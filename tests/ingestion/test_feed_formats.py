@@ -1,4 +1,5 @@
-"""RSS 2.0, RSS 1.0 (RDF), RSS 0.91 and Atom 1.0 feeds served over HTTP become articles."""
+"""RSS 2.0, RSS 1.0 (RDF), Atom 1.0 and JSON Feed 1.0/1.1, served over HTTP, become articles
+(recordings: tests/ingestion/fixtures/feeds/README.md)."""
 
 from __future__ import annotations
 
@@ -14,80 +15,95 @@ from tests.ingestion.conftest import NOW
 pytestmark = pytest.mark.dual_db  # also run on SQLite by scripts/test.sh
 
 
-def test_rss20(feed_source, fake_server) -> None:
-    source = feed_source("/world/rss.xml", fixture="feeds/rss20_world_news.xml")
+def test_rss20_specification_sample(feed_source, fake_server) -> None:
+    source = feed_source("/rss.xml", fixture="feeds/rss2sample.xml")
     report = source_poll(source_id=source.pk, now=NOW)
-    assert report.error == ""
-    # 6 items: 1 without a title, 1 the same story under a partner URL.
-    assert (report.added, report.skipped) == (4, 2)
-    assert report.skip_reasons == {"missing title": 1, "already stored": 1}
-    rates = Article.objects.get(title="Central bank holds interest rates at 4.5%")
-    # at_medium/at_campaign (newsroom analytics), utm_* and the fragment are gone.
-    assert rates.url == "https://www.example-news.org/business/rates-hold-4-5"
-    assert rates.published_at == datetime(2026, 3, 3, 9, 15, tzinfo=UTC)
-    assert rates.author == "Jane Okafor"
-    assert rates.language == "en-gb"
-    assert rates.source == source
-    assert rates.fetched_at == NOW
-    assert rates.summary.startswith("The Monetary Policy Committee voted 7-2")
-    assert "Two members preferred a cut" in rates.body
-    storm = Article.objects.get(title="Storm warning issued for coastal regions")
-    assert storm.url == "https://www.example-news.org/weather/storm-warning?region=south"
-    assert storm.published_at == datetime(2026, 3, 3, 7, 40, tzinfo=UTC)  # +0100 converted to UTC
-    request = fake_server.requests_to("/world/rss.xml")[0]
+    assert (report.error, report.added, report.skipped, report.warnings) == ("", 4, 0, [])
+    star = Article.objects.get(title="Star City")
+    assert star.url == "http://liftoff.msfc.nasa.gov/news/2003/news-starcity.asp"
+    assert star.published_at == datetime(2003, 6, 3, 9, 39, 21, tzinfo=UTC)
+    assert star.summary.endswith("They take a crash course in culture, language and protocol at Russia's Star City.")
+    assert star.language == "en-us"
+    assert (star.source, star.fetched_at) == (source, NOW)
+    assert star.guid == "http://liftoff.msfc.nasa.gov/2003/06/03.html#item573"
+    # An item may have only a description (RSS 2.0: "at least one of title or description"):
+    # its first sentence is its title, its permalink guid its address.
+    eclipse = Article.objects.get(guid="http://liftoff.msfc.nasa.gov/2003/05/30.html#item572")
+    assert eclipse.title == (
+        "Sky watchers in Europe, Asia, and parts of Alaska and Canada will experience a partial eclipse "
+        "of the Sun on Saturday, May 31st."
+    )
+    assert eclipse.url == "http://liftoff.msfc.nasa.gov/2003/05/30.html"
+    assert eclipse.published_at == datetime(2003, 5, 30, 11, 6, 42, tzinfo=UTC)
+    request = fake_server.requests_to("/rss.xml")[0]
     assert request.headers["user-agent"] == USER_AGENT == "Hindsight/1.0 (+forecasting leaderboard)"
 
 
-def test_rss10_rdf(feed_source) -> None:
-    source = feed_source("/releases.rdf", fixture="feeds/rss10_rdf.xml", content_type="application/rdf+xml")
+def test_rss10_specification_example(feed_source) -> None:
+    source = feed_source("/news.rss", fixture="feeds/rss10_spec_example.rdf", content_type="application/rdf+xml")
     report = source_poll(source_id=source.pk, now=NOW)
-    assert (report.error, report.added, report.skipped) == ("", 3, 0)
-    gdp = Article.objects.get(url="https://stats.example.gov/releases/gdp-q4-2025")
-    assert gdp.published_at == datetime(2026, 2, 12, 6, 0, tzinfo=UTC)
-    assert gdp.language == "en"
-    labour = Article.objects.get(title__startswith="Labour market overview")
-    assert labour.url == "https://stats.example.gov/releases/labour-market-2026-02"
-    assert labour.author == "Labour market division"
+    assert (report.error, report.added, report.skipped) == ("", 2, 0)
+    xslt = Article.objects.get(url="http://xml.com/pub/2000/08/09/xslt/xslt.html")
+    assert xslt.title == "Processing Inclusions with XSLT"
+    assert xslt.summary.startswith("Processing document inclusions with general XML tools can be\nproblematic.")
+    # RSS 1.0 items carry no date: stored, but never visible as dated evidence.
+    assert xslt.published_at is None
 
 
-def test_rss091_with_netscape_entities(feed_source) -> None:
-    source = feed_source("/cafe.rss", fixture="feeds/rss091_userland.xml", content_type="text/xml")
-    report = source_poll(source_id=source.pk, now=NOW)
-    assert (report.error, report.added) == ("", 3)
-    titles = set(Article.objects.values_list("title", flat=True))
-    assert titles == {"Réouverture du café de la Paix", "Prix du café : hausse de 12 %", "Marché de printemps"}
-    # RSS 0.91 items have no date: stored, but never usable as dated evidence.
-    assert not Article.objects.exclude(published_at=None).exists()
-    assert Article.objects.filter(url="http://www.example-weekly.com/2026/03/marche.html").exists()
-
-
-def test_atom10(feed_source) -> None:
-    source = feed_source("/atom.xml", fixture="feeds/atom10_research_blog.xml", content_type="application/atom+xml")
-    report = source_poll(source_id=source.pk, now=NOW)
-    assert (report.error, report.added) == ("", 3)
-    scaling = Article.objects.get(url="https://research.example.ai/blog/posts/scaling-forecasting-agents")
-    assert scaling.title == "Scaling laws for forecasting agents"
-    assert scaling.published_at == datetime(2026, 3, 4, 15, 30, tzinfo=UTC)
-    assert scaling.author == "A. Researcher"
-    assert scaling.body.startswith("Setup\nWe evaluate 12 agents")
-    assert "Retrieval & reasoning both matter." in scaling.body
-    german = Article.objects.get(title="Kalibrierung von Sprachmodellen")
-    assert german.language == "de"
-    assert german.url == "https://research.example.ai/blog/posts/kalibrierung"
-    assert german.summary == "Wie gut sind Wahrscheinlichkeiten kalibriert?"
+def test_atom_entry_with_only_updated(feed_source) -> None:
+    source = feed_source("/atom.xml", fixture="feeds/mozilla_atom_dates.xml", content_type="application/atom+xml")
+    assert source_poll(source_id=source.pk, now=NOW).added == 2
+    both = Article.objects.get(url="http://example.com/both")
+    assert both.published_at == datetime(2026, 3, 17, 17, 35, 43, tzinfo=UTC)
     # Only <updated>: used as the publication time.
-    assert german.published_at == datetime(2026, 2, 20, 8, 0, tzinfo=UTC)
-    harness = Article.objects.get(title__startswith="Release notes")
-    assert harness.url == "https://research.example.ai/blog/posts/harness-v2"
+    assert Article.objects.get(title="Only updated").published_at == datetime(2026, 5, 4, 16, 56, 28, tzinfo=UTC)
+
+
+def test_atom_blog_with_html_content(feed_source) -> None:
+    source = feed_source("/aws.xml", fixture="feeds/aws_blog_atom.xml", content_type="application/atom+xml")
+    assert source_poll(source_id=source.pk, now=NOW).added == 2
+    job = Article.objects.get(
+        url="http://aws.typepad.com/aws/2009/01/aws-job-architect-designer-position-in-turkey.html"
+    )
+    assert job.title == "AWS Job: Architect & Designer Position in Turkey"
+    assert job.author == "AWS Editor"
+    assert job.published_at == datetime(2009, 1, 16, 18, 21, tzinfo=UTC)  # -08:00 converted to UTC
+    assert job.guid == "tag:typepad.com,2003:post-61484736"
+    assert "I won't spill any beans" in job.body and "<p>" not in job.body
+
+
+@pytest.mark.parametrize(
+    ("fixture", "content_type"),
+    [
+        ("feeds/jsonfeed_1_1_spec_example.json", "application/feed+json"),
+        ("feeds/jsonfeed_1_0_spec_example.json", "application/json"),
+    ],
+)
+def test_json_feed(feed_source, fixture, content_type) -> None:
+    source = feed_source("/feed.json", fixture=fixture, content_type=content_type)
+    report = source_poll(source_id=source.pk, now=NOW)
+    assert (report.error, report.added) == ("", 2)
+    # JSON Feed items need no title: the text's first sentence is one.
+    second = Article.objects.get(url="https://example.org/second-item")
+    assert (second.title, second.guid) == ("This is a second item.", "2")
+    hello = Article.objects.get(url="https://example.org/initial-post")
+    assert (hello.title, hello.body or hello.summary) == ("Hello, world!", "Hello, world!")
+
+
+def test_json_feed_without_a_content_type(feed_source) -> None:
+    source = feed_source("/feed", fixture="feeds/jsonfeed_1_1_spec_example.json", content_type="text/plain")
+    assert source_poll(source_id=source.pk, now=NOW).added == 2
 
 
 @pytest.mark.parametrize(
     "fixture",
     [
-        "feeds/rss20_world_news.xml",
-        "feeds/rss10_rdf.xml",
-        "feeds/rss091_userland.xml",
-        "feeds/atom10_research_blog.xml",
+        "feeds/rss2sample.xml",
+        "feeds/rss10_spec_example.rdf",
+        "feeds/mozilla_atom_dates.xml",
+        "feeds/aws_blog_atom.xml",
+        "feeds/youtube_google_atom.xml",
+        "feeds/techcrunch_feedburner_rss.xml",
     ],
 )
 def test_every_stored_time_is_aware_utc(feed_source, fixture) -> None:

@@ -155,7 +155,7 @@ def small_set() -> dict[str, Any]:
     [
         (lambda d: d["questions"][-1].update(freeze_datetime="last Tuesday"), "field 'freeze_datetime'"),
         (lambda d: d["questions"][-1].pop("question"), "field 'question': missing"),
-        (lambda d: d["questions"][-1].update(source="metaculus"), "field 'source'"),
+        (lambda d: d["questions"][-1].update(source="gjopen"), "field 'source'"),
         (lambda d: d["questions"][0].update(freeze_datetime_value="1.7"), "not a market probability"),
         (lambda d: d["questions"][-1].update(resolution_dates="soon"), "field 'resolution_dates'"),
         (lambda d: d.pop("forecast_due_date"), "field 'forecast_due_date'"),
@@ -207,3 +207,17 @@ def test_bad_resolution_set_is_rejected_whole(tmp_path: Path, small_set: dict[st
         run(questions, write(tmp_path, "r3.json", broken))
     assert not Question.objects.exists()
     assert not Resolution.objects.exists()
+
+
+def test_combination_and_orphan_rows_are_counted_not_dropped(tmp_path: Path, small_set: dict[str, Any]) -> None:
+    # ForecastBench pairs two questions of a set under a list id ("combination" questions).
+    pair = [small_set["questions"][3]["id"], small_set["questions"][4]["id"]]
+    small_set["questions"].append(dict(small_set["questions"][3], id=pair))
+    resolutions = json.loads(RESOLUTIONS.read_text(encoding="utf-8"))
+    combined = dict(resolutions["resolutions"][0], id=pair)
+    resolutions["resolutions"].append(combined)
+    output = run(write(tmp_path, "q.json", small_set), write(tmp_path, "r.json", resolutions))
+    assert "2 combination questions (not imported)" in output
+    picked = {(q["source"], q["id"]) for q in small_set["questions"] if isinstance(q["id"], str)}
+    orphans = sum((r["source"], r["id"]) not in picked for r in resolutions["resolutions"] if isinstance(r["id"], str))
+    assert f"{orphans} resolutions without a question" in output

@@ -92,11 +92,14 @@ def test_polymarket_page_of_the_wrong_shape(fake_server, body, message) -> None:
         ({"yes_bid": "55", "last_price": 0}, "field 'yes_bid' should be a number, got '55'"),
         ({"last_price": 560}, "field 'last_price' should be a price in cents between 0 and 100, got 560"),
         ({"status": "paused_forever"}, "field 'status' has an unknown value 'paused_forever'"),
-        ({"status": "settled", "result": "maybe"}, "field 'result' should be 'yes' or 'no', got 'maybe'"),
+        (
+            {"status": "settled", "result": "scalar"},
+            "field 'result' has a value Hindsight cannot map to Yes or No: 'scalar'",
+        ),
         ({"title": 42}, "field 'title' should be a string, got int"),
     ],
 )
-def test_kalshi_bad_market_fails_the_poll(fake_server, changes, message) -> None:
+def test_kalshi_bad_market_fails_alone(fake_server, changes, message) -> None:
     fake = FakeKalshi.install(fake_server)
     fake.set("KXGDP-26APR30-T2.0", **changes)
     fake_server.add(
@@ -108,9 +111,14 @@ def test_kalshi_bad_market_fails_the_poll(fake_server, changes, message) -> None
     )
     source = market_source(fake_server, Source.Kind.KALSHI)
     report = poll(source, NOW)
-    assert message in report.error
-    assert report.failed == 0
-    failed(source)
+    assert report.error == ""
+    assert report.skip_reasons["invalid market"] == 1
+    assert any(message in problem for problem in report.problems)
+    # The other markets of the page are stored; the one that failed is not.
+    stored = set(Market.objects.values_list("external_id", flat=True))
+    assert stored == set(fake.markets) - {"KXGDP-26APR30-T2.0"}
+    source.refresh_from_db()
+    assert (source.last_error, source.consecutive_failures) == ("", 0)
 
 
 def test_polymarket_and_manifold_skip_and_count_bad_markets(fake_server) -> None:

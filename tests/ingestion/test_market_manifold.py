@@ -50,6 +50,8 @@ def test_listing_pages_with_before_cursor(manifold, fake_server) -> None:
         "Boston Celtics": 0.27,
         "Oklahoma City Thunder": 0.38,
         "Denver Nuggets": 0.15,
+        # No bet on this answer yet: its listed probability is kept as its first price point.
+        "Other": 0.2,
     }
     questions = {q.market.external_id: q for q in Question.objects.select_related("market")}
     # The snow market has 6 bettors (< 10); the pseudo-numeric one is neither binary nor choice.

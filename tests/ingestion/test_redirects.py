@@ -33,7 +33,7 @@ def test_redirect_limit_setting(fake_server, settings) -> None:
 
 
 def test_moved_feed_is_followed(feed_source, fake_server) -> None:
-    fake_server.add_fixture("/new/atom.xml", "feeds/atom10_research_blog.xml")
+    fake_server.add_fixture("/new/atom.xml", "feeds/youtube_google_atom.xml")
     source = feed_source("/old", response=Response(status=301, headers={"Location": "/new/atom.xml"}))
     report = source_poll(source_id=source.pk, now=NOW)
     assert (report.error, report.added) == ("", 3)

@@ -40,5 +40,5 @@ def test_oversized_feed_fails_the_source(feed_source, settings) -> None:
 
 
 def test_per_source_max_bytes_option(feed_source) -> None:
-    source = feed_source("/small", fixture="feeds/rss10_rdf.xml", options={"max_bytes": 100})
+    source = feed_source("/small", fixture="feeds/rss10_spec_example.rdf", options={"max_bytes": 100})
     assert "100-byte limit" in source_poll(source_id=source.pk, now=NOW).error

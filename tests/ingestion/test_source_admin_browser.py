@@ -50,7 +50,7 @@ def test_poll_now_is_carried_out_by_a_worker(browser_page: Any, fake_server: Any
 
     from django.utils import timezone
 
-    fake_server.add_fixture("/world.xml", "feeds/rss20_world_news.xml", content_type="application/rss+xml")
+    fake_server.add_fixture("/world.xml", "feeds/rss2sample.xml", content_type="application/rss+xml")
     # Paused and not due for a day: only an explicit "poll now" reaches it.
     source = SourceFactory(
         name="World desk",

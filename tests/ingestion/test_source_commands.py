@@ -83,14 +83,14 @@ def test_add_source_rejects_bad_input(db, args, message) -> None:
 
 
 def test_poll_sources_reports_each_source(feed_source) -> None:
-    good = feed_source("/good", fixture="feeds/rss20_world_news.xml", name="Good feed")
+    good = feed_source("/good", fixture="feeds/rss2sample.xml", name="Good feed")
     bad = feed_source("/bad", response=Response(status=500), name="Bad feed")
     out = StringIO()
     with pytest.raises(CommandError, match=r"1 of 2 source\(s\) failed"):
         call_command("poll_sources", stdout=out)
     lines = out.getvalue().splitlines()
     assert lines == [
-        f"source {good.pk} Good feed [rss]: added 4, skipped 2, failed 0 (1 already stored, 1 missing title)",
+        f"source {good.pk} Good feed [rss]: added 4, skipped 0, failed 0",
         f"source {bad.pk} Bad feed [rss]: added 0, skipped 0, failed 0; "
         f"error: HTTP 500 Internal Server Error from {bad.url}",
     ]
@@ -98,11 +98,11 @@ def test_poll_sources_reports_each_source(feed_source) -> None:
 
 
 def test_poll_one_source_twice(feed_source) -> None:
-    source = feed_source("/good", fixture="feeds/rss10_rdf.xml", enabled=False)
+    source = feed_source("/good", fixture="feeds/rss10_spec_example.rdf", enabled=False)
     first = run("poll_sources", "--source", str(source.pk))
     second = run("poll_sources", "--source", str(source.pk), "--details")
-    assert first == [f"source {source.pk} {source.name} [rss]: added 3, skipped 0, failed 0"]
-    assert second == [f"source {source.pk} {source.name} [rss]: added 0, skipped 3, failed 0 (3 already stored)"]
+    assert first == [f"source {source.pk} {source.name} [rss]: added 2, skipped 0, failed 0"]
+    assert second == [f"source {source.pk} {source.name} [rss]: added 0, skipped 2, failed 0 (2 already stored)"]
 
 
 def test_poll_unknown_source(db) -> None:

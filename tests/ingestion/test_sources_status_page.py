@@ -33,7 +33,7 @@ def test_non_staff_is_forbidden(client, db) -> None:
 
 @pytest.mark.django_db
 def test_staff_sees_every_source_with_health(client, staff, feed_source) -> None:
-    good = feed_source("/good", fixture="feeds/rss20_world_news.xml", name="World news")
+    good = feed_source("/good", fixture="feeds/rss2sample.xml", name="World news")
     bad = feed_source("/bad", response=Response(status=429, headers={"Retry-After": "600"}), name="Busy feed")
     feed_source("/off", name="Paused feed", enabled=False)
     Source.objects.create(
@@ -55,6 +55,6 @@ def test_staff_sees_every_source_with_health(client, staff, feed_source) -> None
     assert f'data-source-id="{bad.pk}"' in html
     assert "HTTP 429" in html and "retry after 600s" in html
     assert "2026-03-05 12:00" in html  # last attempt / success
-    assert "RSS / Atom feed" in html and "Manifold (API v0)" in html
+    assert "Feed (RSS, Atom or JSON Feed)" in html and "Manifold (API v0)" in html
     assert "1 failing" in html and "1 disabled" in html
     assert 'id="generation-status"' in html

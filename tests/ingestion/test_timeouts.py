@@ -19,7 +19,7 @@ def test_fetch_times_out(fake_server) -> None:
 
 def test_timeout_is_recorded_on_the_source(feed_source, settings) -> None:
     settings.HINDSIGHT_FETCH_TIMEOUT_SECONDS = 0.3
-    source = feed_source("/slow", response=Response(body=fixture_bytes("feeds/rss10_rdf.xml"), delay=2.0))
+    source = feed_source("/slow", response=Response(body=fixture_bytes("feeds/rss10_spec_example.rdf"), delay=2.0))
     report = source_poll(source_id=source.pk, now=NOW)
     assert report.error.startswith("timed out after 0.3s")
     source.refresh_from_db()

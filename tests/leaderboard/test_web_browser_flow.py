@@ -68,8 +68,9 @@ def test_sign_up_to_first_forecast(browser_page: Any, live_server: Any) -> None:
 
     page.goto("/dashboard/")
     page.click("text=Submit a forecast >> nth=-1")
-    page.select_option("select[name=question]", str(question.pk))
-    page.click("button:has-text('Open the form')")
+    page.fill("input[name=find]", question.title)
+    page.click("button:has-text('Search')")
+    page.click(f"a[data-question='{question.pk}']")
     page.fill("input[name=probability]", "1.5")
     page.fill("textarea[name=sources]", "https://example.org/analysis")
     page.fill("textarea[name=rationale]", "The engine computes it.")

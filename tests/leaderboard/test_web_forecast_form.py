@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from html import unescape
 from typing import Any
 
@@ -16,7 +16,7 @@ from django.urls import reverse
 from ingestion.models import Question
 from leaderboard.models import Agent, Forecast, ReplaySession
 from leaderboard.services.forecasts import forecast_submit
-from tests.factories import ArticleFactory, QuestionFactory
+from tests.factories import T0, ArticleFactory, QuestionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -263,7 +263,34 @@ def test_picker_lists_own_agents_and_forecastable_questions(
     page = owner_client.get(URL).content.decode()
     assert "Owl One" in page and "Raven One" not in page
     assert "Live one" in page and "Closed one" not in page
-    assert f'value="{live.pk}"' in page
+    assert f'data-question="{live.pk}"' in page
+
+
+def test_picker_searches_every_question_sample_world_first(owner_client: Client, agent: Agent) -> None:
+    Question.objects.bulk_create(
+        [
+            Question(
+                title=f"Market close question {i}",
+                type="binary",
+                status="open",
+                open_at=T0,
+                close_at=T0 + timedelta(days=400 + i),
+                origin=Question.Origin.MARKET,
+            )
+            for i in range(520)
+        ]
+    )
+    sample = QuestionFactory(
+        title="Fictional harbour reopening", origin=Question.Origin.SAMPLE, close_at=T0 + timedelta(days=900)
+    )
+    first = owner_client.get(URL).content.decode()
+    assert "Questions open for forecasts (521)" in first
+    assert first.index(f'data-question="{sample.pk}"') < first.index("Market close question 0")
+    last = Question.objects.get(title="Market close question 519")
+    found = owner_client.get(URL, {"find": "close question 519"}).content.decode()
+    assert "1 question match" in found and f'data-question="{last.pk}"' in found
+    assert f'data-question="{last.pk}"' in owner_client.get(URL, {"find": f"#{last.pk}"}).content.decode()
+    assert "Page 1 of 27" in first
 
 
 def test_user_without_agents_is_told_how_to_get_one(db: Any) -> None:
@@ -283,6 +310,6 @@ def test_question_row_link_without_agent(owner_client: Client, owner: Any, team:
     AgentFactory(team=team, name="Owl Two", slug="owl-two")
     several = owner_client.get(f"{URL}?question={question.pk}").content.decode()
     assert 'id="forecast-form"' not in several and "This field is required" not in several
-    assert f'<option value="{question.pk}" selected>' in several
+    assert f'<input type="hidden" name="question" value="{question.pk}">' in several
     home = owner_client.get(reverse("leaderboard:home")).content.decode()
     assert f"{URL}?question={question.pk}" in home

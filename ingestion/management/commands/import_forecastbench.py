@@ -21,8 +21,10 @@ def _read_json(path: Path) -> Any:
 
 class Command(BaseCommand):
     help = (
-        "Import a ForecastBench question set (and optionally its resolution set): resolved questions go to "
-        "the replay track, the others stay live. Safe to run twice."
+        "Import a ForecastBench round: its question set and optionally its resolution set. Resolved "
+        "questions go to the replay track, the others stay live; rounds add up in any order (nothing "
+        "resolved goes back to live), and importing a round again changes nothing. Metaculus and "
+        "combination questions are skipped and counted."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -34,12 +36,19 @@ class Command(BaseCommand):
         resolution_path: Path | None = options["resolution_set"]
         question_set = _read_json(question_path)
         resolution_set = _read_json(resolution_path) if resolution_path else None
+        verbose = int(options.get("verbosity", 1)) >= 1
+
+        def progress(text: str) -> None:
+            if verbose:
+                self.stdout.write(f"  {text}")
+
         try:
             report = forecastbench_import(
                 question_set=question_set,
                 resolution_set=resolution_set,
                 question_set_name=question_path.name,
                 resolution_set_name=resolution_path.name if resolution_path else "",
+                progress=progress,
             )
         except ValidationError as exc:
             raise CommandError(f"nothing imported; {' '.join(exc.messages)}") from exc

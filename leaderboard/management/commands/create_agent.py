@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
+from leaderboard.models import AgentCutoffChange
 from leaderboard.services.teams import agent_create, agent_update, team_ensure, token_create
 
 
@@ -99,7 +100,7 @@ class Command(BaseCommand):
                     "tools_description": agent.tools_description,
                     **changed,
                 }
-                agent_update(agent=agent, name=agent.name, **fields)
+                agent_update(agent=agent, name=agent.name, via=AgentCutoffChange.Via.COMMAND, **fields)
                 lines.append("Updated " + ", ".join(f"{k}={v}" for k, v in changed.items()) + ".")
         if agent.knowledge_cutoff is None:
             lines.append(

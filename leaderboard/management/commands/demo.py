@@ -22,27 +22,23 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management import call_command, get_commands
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from config import celery_app
 from config.inprocess_beat import InProcessBeat
 from config.inprocess_server import InProcessServer, ServeError
-from grading.models import HindsightGraph
-from grading.services import hindsight_build
-from ingestion.models import Question
 from ingestion.sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
-from ingestion.services.questions import question_publish_outcome
 from leaderboard.baselines import baselines_run
 from leaderboard.management.commands.sample_world import (
+    IndentedOutput,
     advance_to_end,
+    grade_and_rank,
     measure_builders,
     print_measurement,
     world_summary,
 )
-from leaderboard.models import Grade
-from leaderboard.services.grading import grade_question
 
 DATA_DIR = Path(settings.BASE_DIR) / "ingestion" / "data"
 FORECASTBENCH = DATA_DIR / "forecastbench"
@@ -63,6 +59,13 @@ class Command(BaseCommand):
         parser.add_argument("--addrport", default="127.0.0.1:8000")
         parser.add_argument("--size", choices=("tiny", "small", "large"), default="small")
         parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument(
+            "--until",
+            choices=("present", "end"),
+            default="present",
+            help="present (default): stop the fictional clock with the live questions open for your own agent "
+            "(`manage.py sample_world --advance` resolves and grades them); end: resolve them now",
+        )
 
     def step(self, message: str) -> None:
         elapsed = time.monotonic() - self.started
@@ -88,7 +91,13 @@ class Command(BaseCommand):
                 server = self._serve(host or "127.0.0.1", int(port))
                 try:
                     self._forecast(base_url)
-                    self._resolve(run)
+                    if options["until"] == "end":
+                        self._resolve(run)
+                    else:
+                        self.step(
+                            "The fictional clock stops at the world's present: its live questions stay open "
+                            "for your agent (`python manage.py sample_world --advance` resolves and grades them)"
+                        )
                 finally:
                     run.disable_sources()
                     run.stop()
@@ -154,7 +163,7 @@ class Command(BaseCommand):
             self.stdout.write(f"    {questions} is missing; skipping the ForecastBench round")
             return
         self.step("Importing the real ForecastBench 2026-05-10 round (CC BY-SA 4.0; outcome grades only)")
-        call_command("import_forecastbench", str(questions), str(resolutions), stdout=_Indented(self.stdout))
+        call_command("import_forecastbench", str(questions), str(resolutions), stdout=IndentedOutput(self.stdout.write))
 
     def _serve(self, host: str, port: int) -> InProcessServer:
         self.step(f"Serving the site on http://{host}:{port}/ (MCP clients: http://{host}:{port}/mcp/)")
@@ -172,33 +181,8 @@ class Command(BaseCommand):
         advance_to_end(run, report=self.run_report, log=lambda m: self.stdout.write(f"    {m}"))
 
     def _grade_and_rank(self) -> None:
-        self.step("Building hindsight graphs where missing, grading every resolved question")
-        resolved = list(
-            Question.objects.filter(status=Question.Status.RESOLVED, forecasts__isnull=False)
-            .distinct()
-            .values_list("pk", flat=True)
-        )
-        with_graph = set(HindsightGraph.objects.filter(is_current=True).values_list("question_id", flat=True))
-        built = 0
-        for qid in resolved:
-            if qid not in with_graph and Question.objects.filter(pk=qid, origin=Question.Origin.IMPORTED).count() == 0:
-                built += hindsight_build(question_id=qid) is not None
-        for qid in resolved:
-            grade_question(question_id=qid)
-        # The demo plays staff: the fictional replay questions' outcomes are published so that the
-        # replay track appears in the standings (real replay outcomes wait for staff).
-        for question in Question.objects.filter(
-            track=Question.Track.REPLAY, status=Question.Status.RESOLVED, outcome_published_at=None
-        ).exclude(origin=Question.Origin.IMPORTED):
-            question_publish_outcome(question=question)
-        graphs = HindsightGraph.objects.filter(is_current=True)
-        self.stdout.write(
-            f"    {graphs.count()} hindsight graphs ({graphs.filter(graph_built=True).count()} pass the quality "
-            f"thresholds; {built} built now); {Grade.objects.filter(is_current=True).count()} current grades"
-        )
-        if "rebuild_standings" in get_commands():
-            self.step("Ranking: rebuilding the standings")
-            call_command("rebuild_standings", stdout=_Indented(self.stdout))
+        self.step("Building hindsight graphs where missing, grading every resolved question, ranking")
+        grade_and_rank(log=self.stdout.write)
 
     # -- setup
     def _reset(self) -> None:
@@ -245,28 +229,16 @@ class Command(BaseCommand):
                     f"  4. Staff pages:              {base}/admin/  log in as {login}",
                     f"                                 sources status, review queue: {base}/hindsight/review/",
                     f"  5. API docs:                 {base}/api/docs/   MCP clients: {base}/mcp/ (agent token)",
-                    "  6. Your own agent:",
+                    "  6. Your own agent, graded in minutes on the sample world's open questions:",
                     "       python manage.py create_agent --team 'My team' --agent my-agent --cutoff 2024-06-01",
-                    f"       python examples/reference_agent.py --base-url {base} --token <printed token> --wait 10",
-                    "     (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY for any OpenAI-compatible server)",
+                    f"       python examples/reference_agent.py --base-url {base} --token <printed token>",
+                    "       python manage.py sample_world --advance   # the clock runs on: questions resolve, grades follow",
+                    f"     then open {base}/agents/my-agent/ (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY",
+                    "     to the agent for any OpenAI-compatible server)",
                     "",
                 ]
             )
         )
-
-
-class _Indented:
-    """A stdout wrapper that indents a sub-command's output under the current step."""
-
-    def __init__(self, out: Any) -> None:
-        self.out = out
-
-    def write(self, text: str = "", ending: str | None = None) -> None:
-        for line in str(text).rstrip("\n").splitlines():
-            self.out.write(f"    {line}")
-
-    def flush(self) -> None:
-        return None
 
 
 @contextmanager

@@ -9,13 +9,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Count
 
 from grading.builders import llm
 from grading.builders.common import BuildContext, BuildError, thresholds_from_settings
+from grading.models import HindsightGraph
 from grading.scoring.reasoning import Event, score_reasoning
-from grading.services import builder_run
+from grading.services import builder_run, hindsight_build
 from ingestion.models import Article, Market, Question, StructuredEvent
 from ingestion.sampleworld.generator import SIZES, Storyline, World
 from ingestion.sampleworld.publish import (
@@ -27,7 +29,10 @@ from ingestion.sampleworld.publish import (
     sample_world_params,
     storyline_question,
 )
+from ingestion.services.questions import question_publish_outcome
+from leaderboard.models import Grade
 from leaderboard.selectors.grades import matcher_settings
+from leaderboard.services.grading import grade_question
 
 
 def hidden_reference(story: Storyline) -> list[Event]:
@@ -132,8 +137,17 @@ class Command(BaseCommand):
             help="present: stop with live questions open; end: advance the clock so they resolve (default)",
         )
         parser.add_argument("--no-measure", action="store_true", help="skip the builder measurement")
+        parser.add_argument(
+            "--advance",
+            action="store_true",
+            help="advance the published world's clock to its end so its live questions resolve, then build "
+            "hindsight graphs, grade every forecast on them (yours included) and rebuild the standings",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["advance"]:
+            self.advance(measure=not options["no_measure"])
+            return
         if options["reset"]:
             deleted = sample_world_delete()
             self.stdout.write(f"Deleted the published sample world: {deleted}")
@@ -160,6 +174,79 @@ class Command(BaseCommand):
             raise CommandError(f"{len(report.errors)} poll(s) failed: {report.errors[0]}")
         if not options["no_measure"]:
             print_measurement(self.stdout.write, measure_builders(run.world))
+
+    def advance(self, *, measure: bool) -> None:
+        params = sample_world_params()
+        if params is None:
+            raise CommandError(
+                "No sample world in this database: run `python manage.py demo` (or `python manage.py sample_world "
+                "--until present`) first."
+            )
+        run = SampleWorldRun.start(params=params, log=self.stdout.write)
+        report = PublishReport()
+        try:
+            if run.clock.now() >= run.world.end:
+                self.stdout.write(
+                    f"The fictional clock is already at the world's end ({run.world.end:%Y-%m-%d %H:%M}): "
+                    "its live questions are resolved. Grading what is not graded yet."
+                )
+            else:
+                run.ensure_sources()
+                self.stdout.write(f"Advancing the fictional clock from {run.clock.now():%Y-%m-%d %H:%M}.")
+                advance_to_end(run, report=report, log=self.stdout.write)
+        finally:
+            run.disable_sources()
+            run.stop()
+        if report.errors:
+            raise CommandError(f"{len(report.errors)} poll(s) failed: {report.errors[0]}")
+        grade_and_rank(log=self.stdout.write)
+        if measure:
+            print_measurement(self.stdout.write, measure_builders(run.world))
+
+
+def grade_and_rank(*, log: Any) -> None:
+    """Build hindsight graphs where missing, grade every resolved question with forecasts, publish
+    the fictional replay questions' outcomes (playing staff) and rebuild the standings."""
+    resolved = list(
+        Question.objects.filter(status=Question.Status.RESOLVED, forecasts__isnull=False)
+        .distinct()
+        .values_list("pk", "origin")
+    )
+    with_graph = set(HindsightGraph.objects.filter(is_current=True).values_list("question_id", flat=True))
+    built = 0
+    for qid, origin in resolved:
+        # Imported questions have no evidence corpus here: outcome grades only.
+        if qid not in with_graph and origin != Question.Origin.IMPORTED:
+            built += hindsight_build(question_id=qid) is not None
+    graded = 0
+    for qid, _ in resolved:
+        graded += grade_question(question_id=qid).graded
+    for question in Question.objects.filter(
+        track=Question.Track.REPLAY, status=Question.Status.RESOLVED, outcome_published_at=None
+    ).exclude(origin=Question.Origin.IMPORTED):
+        question_publish_outcome(question=question)
+    graphs = HindsightGraph.objects.filter(is_current=True)
+    log(
+        f"    {graphs.count()} hindsight graphs ({graphs.filter(graph_built=True).count()} pass the quality "
+        f"thresholds; {built} built now); {graded} forecasts graded now, "
+        f"{Grade.objects.filter(is_current=True).count()} current grades"
+    )
+    log("    Ranking: rebuilding the standings")
+    call_command("rebuild_standings", stdout=IndentedOutput(log))
+
+
+class IndentedOutput:
+    """A stdout stand-in that indents a sub-command's lines under the current step."""
+
+    def __init__(self, log: Any) -> None:
+        self.log = log
+
+    def write(self, text: str = "", ending: str | None = None) -> None:
+        for line in str(text).rstrip("\n").splitlines():
+            self.log(f"    {line}")
+
+    def flush(self) -> None:
+        return None
 
 
 def sample_world_run(run: SampleWorldRun, *, until: str, log: Any) -> PublishReport:

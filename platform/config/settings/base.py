@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "ingestion",
     "grading",
     "leaderboard",
+    "endpoints",
 ]
 
 MIDDLEWARE = [
@@ -123,6 +124,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# Project assets, vendored libraries included (static/vendor/README.md lists versions and licences).
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -191,6 +194,9 @@ CELERY_TASK_ROUTES = {
     "grading.tasks.*": {"queue": "grade"},
     "leaderboard.tasks.grade_*": {"queue": "grade"},
     "leaderboard.tasks.regrade_*": {"queue": "grade"},
+    # Calls to agents' endpoints wait on other people's servers: a queue of their own keeps a slow
+    # agent from holding the workers that ingest and grade.
+    "endpoints.tasks.deliver_*": {"queue": "deliver"},
 }
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
@@ -213,6 +219,10 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "sweep-grading": {
         "task": "leaderboard.tasks.sweep_pending_grading",
         "schedule": timedelta(minutes=5),
+    },
+    "sweep-deliveries": {
+        "task": "endpoints.tasks.sweep_deliveries",
+        "schedule": timedelta(seconds=30),
     },
 }
 
@@ -255,6 +265,8 @@ HINDSIGHT_MATCHER_DATE_WINDOW_DAYS = env_int("HINDSIGHT_MATCHER_DATE_WINDOW_DAYS
 HINDSIGHT_MATCHER_BM25_WEIGHT = env_float("HINDSIGHT_MATCHER_BM25_WEIGHT", 0.6)
 HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT = env_float("HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT", 0.4)
 HINDSIGHT_KEY_EVENTS_TOP_K = env_int("HINDSIGHT_KEY_EVENTS_TOP_K", 5)
+# Licence stated on the open-data exports (/data/); imported questions keep their source's licence.
+HINDSIGHT_DATA_LICENCE = os.environ.get("HINDSIGHT_DATA_LICENCE", "CC BY-SA 4.0")
 # Event matcher: "hybrid" (BM25 + token F1, the default) or "semantic" (all-MiniLM-L6-v2 cosine; needs
 # pip install -r requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
 HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "hybrid")
@@ -273,6 +285,31 @@ HINDSIGHT_MIN_RANKED_N = env_int("HINDSIGHT_MIN_RANKED_N", 10)
 # Leaderboard page size.
 HINDSIGHT_LEADERBOARD_PAGE_SIZE = env_int("HINDSIGHT_LEADERBOARD_PAGE_SIZE", 50)
 HINDSIGHT_GRADING_SWEEP_LIMIT = env_int("HINDSIGHT_GRADING_SWEEP_LIMIT", 500)
+
+# Agents the platform calls (endpoints/): questions POSTed to an agent's registered endpoint.
+# The address agents are told to call back (forecasts, evidence), e.g. https://hindsight.example.org.
+HINDSIGHT_PUBLIC_URL = os.environ.get("HINDSIGHT_PUBLIC_URL", "http://127.0.0.1:8000").rstrip("/")
+# Fernet keys (comma-separated; the first encrypts, all decrypt) for the endpoints' signing secrets;
+# unset: one key derived from DJANGO_SECRET_KEY (and its fallbacks).
+HINDSIGHT_ENDPOINT_SECRET_KEYS = [k for k in os.environ.get("HINDSIGHT_ENDPOINT_SECRET_KEYS", "").split(",") if k]
+# Endpoints must be https on a public address; this also allows http and loopback hosts (dev, tests).
+HINDSIGHT_DELIVERY_ALLOW_LOOPBACK = env_bool("HINDSIGHT_DELIVERY_ALLOW_LOOPBACK", False)
+HINDSIGHT_DELIVERY_TIMEOUT_SECONDS = env_float("HINDSIGHT_DELIVERY_TIMEOUT_SECONDS", 30.0)
+HINDSIGHT_DELIVERY_MAX_RESPONSE_BYTES = env_int("HINDSIGHT_DELIVERY_MAX_RESPONSE_BYTES", 1024 * 1024)
+# After a failed attempt n the next waits min(MAX, BASE * 2**(n-1)) plus up to 10% jitter (or the
+# agent's Retry-After, up to MAX); after MAX_ATTEMPTS attempts the delivery gives up.
+HINDSIGHT_DELIVERY_MAX_ATTEMPTS = env_int("HINDSIGHT_DELIVERY_MAX_ATTEMPTS", 5)
+HINDSIGHT_DELIVERY_BACKOFF_BASE_SECONDS = env_float("HINDSIGHT_DELIVERY_BACKOFF_BASE_SECONDS", 30.0)
+HINDSIGHT_DELIVERY_BACKOFF_MAX_SECONDS = env_float("HINDSIGHT_DELIVERY_BACKOFF_MAX_SECONDS", 3600.0)
+# Per-agent limit of deliveries in flight (the team may choose less, up to MAX_CONCURRENCY).
+HINDSIGHT_DELIVERY_CONCURRENCY = env_int("HINDSIGHT_DELIVERY_CONCURRENCY", 2)
+HINDSIGHT_DELIVERY_MAX_CONCURRENCY = env_int("HINDSIGHT_DELIVERY_MAX_CONCURRENCY", 8)
+# A claim older than this is a lost worker's: the sweeper counts the attempt as failed and re-drives.
+HINDSIGHT_DELIVERY_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_DELIVERY_CLAIM_STALE_SECONDS", 300)
+# Lifetime of the session-scoped evidence token sent with a replay question.
+HINDSIGHT_DELIVERY_EVIDENCE_TOKEN_SECONDS = env_int("HINDSIGHT_DELIVERY_EVIDENCE_TOKEN_SECONDS", 3600)
+# Deliveries the sweeper starts per run.
+HINDSIGHT_DELIVERY_SWEEP_LIMIT = env_int("HINDSIGHT_DELIVERY_SWEEP_LIMIT", 200)
 
 LOGGING = {
     "version": 1,

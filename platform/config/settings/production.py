@@ -7,7 +7,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import DATABASES, REDIS_URL, env_bool, env_int
+from .base import ALLOWED_HOSTS, DATABASES, REDIS_URL, env_bool, env_int
 
 DEBUG = False
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
@@ -21,3 +21,9 @@ DATABASES["default"]["CONN_MAX_AGE"] = env_int("DATABASE_CONN_MAX_AGE", 60)
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
 CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Agents' endpoints must be https on public addresses: never plain http, never this network's hosts.
+HINDSIGHT_DELIVERY_ALLOW_LOOPBACK = False
+# The address agents call back; by default the first allowed host over https.
+HINDSIGHT_PUBLIC_URL = (
+    os.environ.get("HINDSIGHT_PUBLIC_URL") or f"https://{ALLOWED_HOSTS[0] if ALLOWED_HOSTS else 'localhost'}"
+).rstrip("/")

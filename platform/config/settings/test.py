@@ -16,3 +16,5 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 HINDSIGHT_RATE_LIMIT_REQUESTS = 10_000
+# Tests run agents' endpoints on http://127.0.0.1.
+HINDSIGHT_DELIVERY_ALLOW_LOOPBACK = True

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('leaderboard', '0005_grade_forecast_index_from_unique_version'),
+        ('leaderboard', '0006_agent_cutoff_change'),
     ]
 
     operations = [

@@ -1,0 +1,173 @@
+"""A grade's scores in words, by question type, and what changed between two grade versions.
+
+Every page that lists grades (question, agent, dashboard, forecast) shows the scores of the
+question's own type through :func:`grade_scores`: a binary Brier means nothing for a relation
+question, whose grade is its first- and second-level precision, recall and F1 and its KL divergences.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from leaderboard.models import Grade
+
+JUDGE_NAMES = {"llm": "LLM judge", "lexical": "lexical judge"}
+
+
+@dataclass(frozen=True)
+class Score:
+    label: str
+    value: str
+    hint: str = ""  # a tooltip: what the number means
+
+
+def _f(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def _g(value: float | None) -> str:
+    """A quantity in its own magnitude: 14,321 or 0.0125, not 14321.000."""
+    return "—" if value is None else f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
+def _yes_no(value: bool | None) -> str:
+    return "—" if value is None else ("yes" if value else "no")
+
+
+def _pct(value: float | None, scale: float) -> str:
+    return "—" if value is None else f"{value * scale:.1f}%"
+
+
+def _prf(prefix: str, p: float | None, r: float | None, f1: float | None, *, scale: float) -> list[Score]:
+    """Precision, recall and F1 as percentages: relation scores are stored x100 (MIRAI's convention),
+    open-ended ones as fractions; both read on one scale here."""
+    return [
+        Score(f"{prefix}P", _pct(p, scale), "precision"),
+        Score(f"{prefix}R", _pct(r, scale), "recall"),
+        Score(f"{prefix}F1", _pct(f1, scale), "F1 score"),
+    ]
+
+
+def judge_name(grade: Grade) -> str:
+    lrae = (grade.details or {}).get("lrae") or {}
+    name = JUDGE_NAMES.get(grade.judge or lrae.get("judge", ""), grade.judge or "judge")
+    model = lrae.get("model")
+    return f"{name} ({model})" if model and grade.judge == "llm" else name
+
+
+def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
+    """The outcome scores of ``grade`` that apply to ``question_type`` (evidence and reasoning apart)."""
+    if grade is None:
+        return []
+    details: dict[str, Any] = grade.details or {}
+    if grade.void:
+        return [Score("Void", "question annulled", str(details.get("void", "")))]
+    if details.get("outcome_error"):
+        return [Score("Ungradable", "prediction unreadable", str(details["outcome_error"]))]
+    if question_type == "binary":
+        scores = [
+            Score("Correct", _yes_no(grade.correct), "the 50% rule"),
+            Score("Brier", _f(grade.brier), "0 best, 1 worst"),
+            Score("Log", _f(grade.log_score), "ln p of what happened; 0 best"),
+        ]
+        if grade.market_edge is not None:
+            scores.append(Score("Edge", f"{grade.market_edge:+.3f}", "log score minus the market's"))
+        return scores
+    if question_type == "multiple_choice":
+        scores = [
+            Score("Correct", _yes_no(grade.correct), f"picked {details.get('predicted_option', '?')}"),
+            Score("Brier", _f(grade.brier), "summed over options: 0 best, 2 worst"),
+            Score("Log", _f(grade.log_score), "ln p of the resolved option; 0 best"),
+        ]
+        if grade.market_edge is not None:
+            scores.append(Score("Edge", f"{grade.market_edge:+.3f}", "log score minus the market's"))
+        return scores
+    if question_type == "quantity":
+        q = details.get("quantity") or {}
+        kind = q.get("kind", "")
+        if kind == "interval":
+            scores = [Score("Interval holds", _yes_no(grade.correct), "the value lies in the interval")]
+            if q.get("interval_width") is not None:
+                scores.append(Score("Width", _g(q["interval_width"])))
+        elif kind in ("quantile", "quantiles") or grade.pinball is not None:
+            scores = [
+                Score("Pinball", _f(grade.pinball), "mean quantile loss; 0 best"),
+                Score("10-90% holds", _yes_no(grade.correct)),
+            ]
+        else:
+            scores = [Score("Point within 10%", _yes_no(grade.correct))]
+        if q.get("absolute_error") is not None:
+            scores.append(Score("Abs. error", _g(q["absolute_error"])))
+        return scores
+    if question_type == "timeframe":
+        scores = [Score("Exact period", _yes_no(grade.correct))]
+        offset = details.get("period_offset")
+        if offset:
+            n = abs(offset)
+            scores.append(Score("Off by", f"{n} period{'s' if n != 1 else ''} {'early' if offset < 0 else 'late'}"))
+        return scores
+    if question_type == "relation":
+        rel = details.get("relation") or {}
+        first = rel.get("first_level") or {}
+        second = rel.get("second_level") or {}
+        return [
+            *_prf("1st ", first.get("precision"), first.get("recall"), grade.first_level_f1, scale=1.0),
+            *_prf("2nd ", second.get("precision"), second.get("recall"), grade.second_level_f1, scale=1.0),
+            Score("KL bin", _f(grade.kl_binary), "KL divergence over the verbal/material classes; 0 best"),
+            Score("KL quad", _f(grade.kl_quad), "KL divergence over the four quad classes; 0 best"),
+        ]
+    if question_type == "open_ended":
+        return [
+            *_prf("", grade.open_precision, grade.open_recall, grade.open_f1, scale=100.0),
+            Score("Judge", judge_name(grade)),
+        ]
+    return []
+
+
+def matcher_label(settings: dict[str, Any]) -> str:
+    if not settings:
+        return "—"
+    name = settings.get("matcher", "matcher")
+    threshold = settings.get("threshold")
+    return f"{name} (threshold {threshold})" if threshold is not None else str(name)
+
+
+@dataclass(frozen=True)
+class GradeVersion:
+    grade: Grade
+    changes: list[str]
+    matcher: str
+
+
+def grade_versions(grades: list[Grade]) -> list[GradeVersion]:
+    """Grades of one forecast, newest first, each with what changed since the version before it."""
+    ordered = sorted(grades, key=lambda g: g.version)
+    out: list[GradeVersion] = []
+    previous: Grade | None = None
+    for g in ordered:
+        changes: list[str] = []
+        if previous is None:
+            changes.append("first grade")
+        else:
+            if g.resolution_version != previous.resolution_version:
+                changes.append(f"resolution v{previous.resolution_version} → v{g.resolution_version}")
+            if g.reference_version != previous.reference_version:
+                changes.append(f"hindsight graph v{previous.reference_version or '—'} → v{g.reference_version or '—'}")
+            if g.matcher_settings != previous.matcher_settings:
+                changes.append(
+                    f"matcher {matcher_label(previous.matcher_settings)} → {matcher_label(g.matcher_settings)}"
+                )
+            if g.judge != previous.judge:
+                changes.append(f"judge {previous.judge or '—'} → {g.judge or '—'}")
+            if g.grader_version != previous.grader_version:
+                changes.append(f"grader {previous.grader_version} → {g.grader_version}")
+            if g.void != previous.void:
+                changes.append("question annulled" if g.void else "annulment lifted")
+            if not changes and g.inputs_key != previous.inputs_key:
+                changes.append("hindsight graph reviewed (events approved, rejected or revised)")
+            if not changes:
+                changes.append("regraded with the same inputs")
+        out.append(GradeVersion(grade=g, changes=changes, matcher=matcher_label(g.matcher_settings)))
+        previous = g
+    return list(reversed(out))
