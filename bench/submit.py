@@ -123,8 +123,12 @@ def start_gunicorn(
     worker_class: str = "gthread",
     *,
     probe_path: str = "/api/v1/questions/?limit=1",
+    server: str = "wsgi",
 ) -> subprocess.Popen[bytes]:
-    """gunicorn in production settings on 127.0.0.1:``port``, once ``probe_path`` answers 200."""
+    """gunicorn in production settings on 127.0.0.1:``port``, once ``probe_path`` answers 200.
+
+    ``server="asgi"`` runs the README's production command instead: config.asgi (the site and /mcp/)
+    on uvicorn workers, ``threads`` site threads per worker (HINDSIGHT_SITE_THREADS)."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -134,10 +138,13 @@ def start_gunicorn(
         # The limiter still runs (one Redis increment per request); the budget just never runs out.
         "HINDSIGHT_RATE_LIMIT_REQUESTS": "1000000000",
         "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}",
+        "HINDSIGHT_SITE_THREADS": str(threads),
     }
+    if server == "asgi":
+        worker_class = "uvicorn_worker.UvicornWorker"
     cmd = [
         str(Path(sys.executable).parent / "gunicorn"),
-        "config.wsgi",
+        "config.asgi:application" if server == "asgi" else "config.wsgi",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
@@ -415,6 +422,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2 * cores + 1, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
     parser.add_argument("--worker-class", default="gthread", help="gunicorn worker class (sync, gthread)")
+    parser.add_argument(
+        "--server", choices=("wsgi", "asgi"), default="wsgi", help="asgi: config.asgi on uvicorn workers"
+    )
     parser.add_argument("--skip-in-process", action="store_true", help="skip the in-process round-trip count")
     args = parser.parse_args()
 
@@ -429,7 +439,7 @@ def main() -> None:
     keys, questions, agent_ids = setup(args.agents, args.questions)
     inproc = None if args.skip_in_process else in_process(keys, questions, 200)
     port = free_port()
-    proc = start_gunicorn(port, args.workers, args.threads, args.worker_class)
+    proc = start_gunicorn(port, args.workers, args.threads, args.worker_class, server=args.server)
     base = f"http://127.0.0.1:{port}"
     try:
         warm_up(base, keys, questions, 30 * args.workers, min(args.client_threads, 4))
@@ -452,7 +462,12 @@ def main() -> None:
                 "database": "postgresql",
                 "agents": args.agents,
                 "questions": args.questions,
-                "gunicorn": {"workers": args.workers, "threads": args.threads, "worker_class": args.worker_class},
+                "gunicorn": {
+                    "workers": args.workers,
+                    "threads": args.threads,
+                    "worker_class": "uvicorn_worker.UvicornWorker" if args.server == "asgi" else args.worker_class,
+                    "app": "config.asgi" if args.server == "asgi" else "config.wsgi",
+                },
                 "cpu_count": os.cpu_count(),
                 "in_process": inproc,
                 "single_paced_runs": paced_runs,
