@@ -1,8 +1,9 @@
 """Benchmark of forecast submission through the API.
 
 Migrates the database named by DATABASE_URL (PostgreSQL), loads N agents (one token each) and N
-open live binary questions, starts gunicorn (production settings) on a free loopback port against
-that database, and measures over real HTTP:
+open live binary questions, starts the production command (gunicorn with uvicorn workers on
+config.asgi, production settings) on a free loopback port against that database, and measures over
+real HTTP:
 
 - in process (Django's test client, no HTTP): database statements and wall/CPU ms per submission;
 - single endpoint paced at --rate requests/s (default 50), open loop: request i is due at
@@ -117,18 +118,10 @@ def setup(n_agents: int, n_questions: int) -> tuple[list[str], list[int], list[i
 
 
 def start_gunicorn(
-    port: int,
-    workers: int,
-    threads: int,
-    worker_class: str = "gthread",
-    *,
-    probe_path: str = "/api/v1/questions/?limit=1",
-    server: str = "wsgi",
+    port: int, workers: int, threads: int, *, probe_path: str = "/api/v1/questions/?limit=1"
 ) -> subprocess.Popen[bytes]:
-    """gunicorn in production settings on 127.0.0.1:``port``, once ``probe_path`` answers 200.
-
-    ``server="asgi"`` runs the README's production command instead: config.asgi (the site and /mcp/)
-    on uvicorn workers, ``threads`` site threads per worker (HINDSIGHT_SITE_THREADS)."""
+    """The README's production command on 127.0.0.1:``port`` (gunicorn, uvicorn workers, config.asgi,
+    production settings, ``threads`` site threads per worker), once ``probe_path`` answers 200."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -140,19 +133,15 @@ def start_gunicorn(
         "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}",
         "HINDSIGHT_SITE_THREADS": str(threads),
     }
-    if server == "asgi":
-        worker_class = "uvicorn_worker.UvicornWorker"
     cmd = [
         str(Path(sys.executable).parent / "gunicorn"),
-        "config.asgi:application" if server == "asgi" else "config.wsgi",
+        "config.asgi:application",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
         str(workers),
         "--worker-class",
-        worker_class,
-        "--threads",
-        str(threads),
+        "uvicorn_worker.UvicornWorker",
         "--log-level",
         "warning",
     ]
@@ -415,16 +404,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="clients in the unpaced single phase")
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--batch-forecasts", type=int, default=10_000, help="forecasts sent through batch")
-    # 2 * cores + 1 threaded workers rather than one sync worker per core: requests wait on PostgreSQL
-    # and Redis, so threads keep up with the offered rate where sync workers fall behind, and more
-    # runnable threads get a larger share of a busy machine.
+    # 2 * cores + 1 workers, each running the site in threads: requests wait on PostgreSQL and Redis,
+    # so threads keep up with the offered rate, and more runnable threads get a larger share of a
+    # busy machine.
     cores = os.cpu_count() or 2
     parser.add_argument("--workers", type=int, default=2 * cores + 1, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
-    parser.add_argument("--worker-class", default="gthread", help="gunicorn worker class (sync, gthread)")
-    parser.add_argument(
-        "--server", choices=("wsgi", "asgi"), default="wsgi", help="asgi: config.asgi on uvicorn workers"
-    )
+    parser.add_argument("--threads", type=int, default=2, help="site threads per worker (HINDSIGHT_SITE_THREADS)")
     parser.add_argument("--skip-in-process", action="store_true", help="skip the in-process round-trip count")
     args = parser.parse_args()
 
@@ -439,7 +424,7 @@ def main() -> None:
     keys, questions, agent_ids = setup(args.agents, args.questions)
     inproc = None if args.skip_in_process else in_process(keys, questions, 200)
     port = free_port()
-    proc = start_gunicorn(port, args.workers, args.threads, args.worker_class, server=args.server)
+    proc = start_gunicorn(port, args.workers, args.threads)
     base = f"http://127.0.0.1:{port}"
     try:
         warm_up(base, keys, questions, 30 * args.workers, min(args.client_threads, 4))
@@ -465,8 +450,8 @@ def main() -> None:
                 "gunicorn": {
                     "workers": args.workers,
                     "threads": args.threads,
-                    "worker_class": "uvicorn_worker.UvicornWorker" if args.server == "asgi" else args.worker_class,
-                    "app": "config.asgi" if args.server == "asgi" else "config.wsgi",
+                    "worker_class": "uvicorn_worker.UvicornWorker",
+                    "app": "config.asgi",
                 },
                 "cpu_count": os.cpu_count(),
                 "in_process": inproc,

@@ -3,7 +3,8 @@ the REST API's errors turned into MCP tool errors with the same code and message
 
 A tool call is handled like a REST request: the agent's token is checked the way
 ``AgentTokenAuthentication`` checks it, the per-token rate limit is counted in the same budget
-(``TokenRateThrottle``), and Django's request_started / request_finished signals frame the work,
+(``TokenRateThrottle``, 503 when its cache is down), the arguments pass the checks of the API's JSON
+body parser, and Django's request_started / request_finished signals frame the work,
 so database connections are recycled and the evidence access log is flushed exactly as after a
 REST response.
 """
@@ -25,6 +26,7 @@ from rest_framework import exceptions
 
 from leaderboard.api_errors import exception_handler
 from leaderboard.apis.common import api_exception
+from leaderboard.apis.parsing import check_json_value
 from leaderboard.authentication import AgentPrincipal, AgentTokenAuthentication
 from leaderboard.services.errors import ServiceError
 from leaderboard.throttling import TokenRateThrottle
@@ -97,6 +99,9 @@ def _run(
             # stdio: the launcher's token is checked on every call, so revoking it stops the agent at once.
             principal = authenticate(f"Token {token_key}" if token_key else None)
         _throttle(principal)
+        # As the REST API's body parser: text no column can store (NUL, lone surrogates) and
+        # nesting deeper than any forecast are refused, naming the argument, before any work.
+        check_json_value(arguments)
         return tool_result(operation(principal, **arguments))
     except Exception as exc:
         rendered = error_result(exc)

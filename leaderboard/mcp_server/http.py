@@ -29,6 +29,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from config.request_bodies import BoundedBodies
 from leaderboard.authentication import AgentPrincipal
 from leaderboard.mcp_server.calls import PRINCIPAL_SCOPE_KEY, authenticate, error_result
 from leaderboard.mcp_server.tools import HindsightMCP
@@ -118,6 +119,7 @@ def with_mcp(site: ASGIApp, endpoint: McpEndpoint | None = None) -> ASGIApp:
 def site_with_mcp(site: Callable[..., Any]) -> ASGIApp:
     """The whole server: ``/mcp/`` plus the Django site, whose WSGI application runs in a fixed pool
     of ``HINDSIGHT_SITE_THREADS`` threads (as in gunicorn's threaded workers: a thread per request
-    in flight, persistent database connections reused, request signals in the request's thread)."""
+    in flight, persistent database connections reused, request signals in the request's thread),
+    behind one request-body limit (``config.request_bodies``: chunked bodies read, 413, closing)."""
     threaded = WSGIMiddleware(cast(WSGIApp, site), workers=settings.HINDSIGHT_SITE_THREADS)
-    return with_mcp(cast(ASGIApp, threaded))
+    return BoundedBodies(with_mcp(cast(ASGIApp, threaded)))

@@ -3,75 +3,23 @@ from several worker processes: an MCP client submits, and the REST API shows the
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from leaderboard.models import Agent
-from tests.celery_worker import _test_database_url
 from tests.leaderboard.api_support import live_question
 from tests.mcp_server.support import body, mcp_session, rest, run
+from tests.served import served
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
 
 @pytest.fixture
-def production_url(transactional_db: Any, tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "DJANGO_SECRET_KEY": "production-test-key",
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
-        "DJANGO_SECURE_COOKIES": "0",
-        "DATABASE_URL": _test_database_url(),
-        "REDIS_URL": os.environ.get("REDIS_URL", ""),
-        "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}",
-    }
-    command = [
-        str(Path(sys.executable).parent / "gunicorn"),
-        "config.asgi:application",
-        "--bind", f"127.0.0.1:{port}",
-        "--workers", "2",
-        "--worker-class", "uvicorn_worker.UvicornWorker",
-    ]  # fmt: skip
-    with open(tmp_path / "gunicorn.log", "w") as log:
-        proc = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/api/v1/questions/?limit=1", timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "gunicorn.log").read_text()
-            time.sleep(0.2)
+def production_url(transactional_db: Any) -> Iterator[str]:
+    with served("production", workers=2) as url:
         yield url
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
 
 
 def test_gunicorn_serves_mcp_and_the_site(production_url: str, agent: Agent, agent_key: str) -> None:
