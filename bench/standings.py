@@ -448,7 +448,7 @@ def main() -> None:
             figures["gunicorn"] = {
                 "workers": args.workers,
                 "threads": args.threads,
-                "worker_class": "uvicorn_worker.UvicornWorker",
+                "worker_class": "config.asgi_worker.UvicornWorker",
             }
             before = load_average()
             figures["leaderboard_page"] = {

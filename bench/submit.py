@@ -141,7 +141,7 @@ def start_gunicorn(
         "--workers",
         str(workers),
         "--worker-class",
-        "uvicorn_worker.UvicornWorker",
+        "config.asgi_worker.UvicornWorker",
         "--log-level",
         "warning",
     ]
@@ -450,7 +450,7 @@ def main() -> None:
                 "gunicorn": {
                     "workers": args.workers,
                     "threads": args.threads,
-                    "worker_class": "uvicorn_worker.UvicornWorker",
+                    "worker_class": "config.asgi_worker.UvicornWorker",
                     "app": "config.asgi",
                 },
                 "cpu_count": os.cpu_count(),

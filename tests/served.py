@@ -1,6 +1,7 @@
 """The site served as the README tells people to serve it, as a separate process on the test database:
 the production command (gunicorn with uvicorn workers on ``config.asgi``, production settings) and the
-embedded default's server (``config.inprocess_server``, what ``manage.py demo`` serves with)."""
+embedded default's server (``config.inprocess_server``, what ``manage.py demo`` serves with, on the
+development settings as ``scripts/run.sh`` sets them)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def _command(server: str, port: int, workers: int) -> tuple[list[str], dict[str,
         # The README's production command (only the address and the number of workers differ).
         command = [
             sys.executable, "-m", "gunicorn", "config.asgi:application", "--bind", f"127.0.0.1:{port}",
-            "--worker-class", "uvicorn_worker.UvicornWorker", "--workers", str(workers),
+            "--worker-class", "config.asgi_worker.UvicornWorker", "--workers", str(workers),
         ]  # fmt: skip
         settings = {
             "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -43,7 +44,12 @@ def _command(server: str, port: int, workers: int) -> tuple[list[str], dict[str,
         "import django; django.setup(); from config.inprocess_server import InProcessServer; "
         f"InProcessServer(host='127.0.0.1', port={port}).start().thread.join()"
     )
-    return [sys.executable, "-c", code], {"DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    # As scripts/run.sh runs it (in-process tasks, local-memory cache, DEBUG off), on the test database.
+    return [sys.executable, "-c", code], {
+        "DJANGO_SETTINGS_MODULE": "config.settings.dev",
+        "DJANGO_DEBUG": "0",
+        "REDIS_URL": "",
+    }
 
 
 @contextmanager
@@ -67,7 +73,8 @@ def served(server: str, *, workers: int = 1, **env_overrides: str) -> Iterator[s
         deadline = time.monotonic() + 60
         while True:
             try:
-                if httpx.get(f"{url}/api/v1/questions/?limit=1", timeout=5).status_code == 200:
+                # A page, not the API: a probe must not count in the API rate limit under test.
+                if httpx.get(f"{url}/", timeout=5).status_code == 200:
                     break
             except httpx.TransportError:
                 pass

@@ -1,7 +1,8 @@
 """The embedded default's web server: the site and MCP at /mcp/ on uvicorn, in a thread of this process.
 
-It serves the same composition as ``config.asgi`` (production), with the apps' static files served
-from their folders as ``runserver`` does, so no ``collectstatic`` is needed.
+It serves the same composition as ``config.asgi`` (production), with the same uvicorn options
+(``config.asgi_worker``) and the apps' static files served from their folders as ``runserver`` does,
+so no ``collectstatic`` is needed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import uvicorn
 from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.servers.basehttp import get_internal_wsgi_application
 
+from config.asgi_worker import UVICORN_OPTIONS
 from leaderboard.mcp_server.http import site_with_mcp
 
 
@@ -23,7 +25,9 @@ class ServeError(RuntimeError):
 class InProcessServer:
     def __init__(self, *, host: str = "127.0.0.1", port: int = 8000) -> None:
         application = site_with_mcp(StaticFilesHandler(get_internal_wsgi_application()))
-        config = uvicorn.Config(application, host=host, port=port, lifespan="on", log_level="warning")
+        config = uvicorn.Config(
+            application, host=host, port=port, lifespan="on", log_level="warning", **UVICORN_OPTIONS
+        )
         self.server = uvicorn.Server(config)
         self.host = host
         self.thread = threading.Thread(target=self._run, name="hindsight-site", daemon=True)

@@ -230,10 +230,10 @@ class Command(BaseCommand):
                     f"                                 sources status, review queue: {base}/hindsight/review/",
                     f"  5. API docs:                 {base}/api/docs/   MCP clients: {base}/mcp/ (agent token)",
                     "  6. Your own agent, graded in minutes on the sample world's open questions:",
-                    "       python manage.py create_agent --team 'My team' --agent my-agent --cutoff 2024-06-01",
+                    "       python manage.py create_agent --team 'My team' --agent first-agent --cutoff 2024-06-01",
                     f"       python examples/reference_agent.py --base-url {base} --token <printed token>",
                     "       python manage.py sample_world --advance   # the clock runs on: questions resolve, grades follow",
-                    f"     then open {base}/agents/my-agent/ (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY",
+                    f"     then open {base}/agents/first-agent/ (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY",
                     "     to the agent for any OpenAI-compatible server)",
                     "",
                 ]
