@@ -37,6 +37,13 @@ def _schema(description: str, **schema: Any) -> WithJsonSchema:
     return WithJsonSchema({**schema, "description": description})
 
 
+def _limit_schema(items: str, *, default: int, maximum: int) -> WithJsonSchema:
+    """A page size as the REST endpoint bounds it (a larger value is refused, not cut down)."""
+    return _schema(
+        f"{items} per page (default {default}, at most {maximum}).", type="integer", minimum=1, maximum=maximum
+    )
+
+
 Session = Annotated[
     Any,
     _schema(
@@ -69,15 +76,7 @@ async def list_questions(
             ],
         ),
     ] = None,
-    limit: Annotated[
-        Any,
-        _schema(
-            f"Page size (default {LIST_DEFAULT_LIMIT}, at most {LIST_MAX_LIMIT}).",
-            type="integer",
-            minimum=1,
-            maximum=LIST_MAX_LIMIT,
-        ),
-    ] = None,
+    limit: Annotated[Any, _limit_schema("Questions", default=LIST_DEFAULT_LIMIT, maximum=LIST_MAX_LIMIT)] = None,
     offset: Offset = None,
 ) -> CallToolResult:
     """List forecasting questions (never drafts), earliest deadline first: {count, limit, offset, results}.
@@ -125,15 +124,7 @@ async def search_articles(
     ],
     session: Session = None,
     question: LiveQuestion = None,
-    limit: Annotated[
-        Any,
-        _schema(
-            f"Results per page (default 10, at most {SEARCH_MAX_LIMIT}).",
-            type="integer",
-            minimum=1,
-            maximum=SEARCH_MAX_LIMIT,
-        ),
-    ] = None,
+    limit: Annotated[Any, _limit_schema("Results", default=10, maximum=SEARCH_MAX_LIMIT)] = None,
     offset: Offset = None,
 ) -> CallToolResult:
     """Ranked full-text search of the news archive as of a date: only articles published strictly
@@ -184,15 +175,7 @@ async def query_events(
             enum=["head", "tail", "both"],
         ),
     ] = None,
-    limit: Annotated[
-        Any,
-        _schema(
-            f"Events per page (default 30, at most {EVENTS_MAX_LIMIT}).",
-            type="integer",
-            minimum=1,
-            maximum=EVENTS_MAX_LIMIT,
-        ),
-    ] = None,
+    limit: Annotated[Any, _limit_schema("Events", default=30, maximum=EVENTS_MAX_LIMIT)] = None,
     offset: Offset = None,
 ) -> CallToolResult:
     """Structured country-to-country events (CAMEO-coded, as in MIRAI) as of the date, most recent
