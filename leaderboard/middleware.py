@@ -1,7 +1,8 @@
 """Refusals of API requests that no view should see: JSON errors rather than HTML pages or 500s.
 
 - 413 for a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``, judged from its Content-Length before
-  anything reads it (the HTTP server closes such connections: see ``config/http_server.py``);
+  anything reads it (the servers answer such requests before Django, and close the connection:
+  ``config/request_bodies.py``; this covers the site served any other way, such as in tests);
 - 400 for a NUL character in the query string, which no text column can store or compare with.
 """
 
@@ -13,15 +14,13 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
+from config.request_bodies import too_large_body
+
 API_PREFIX = "/api/"
 
 
 def _too_large() -> JsonResponse:
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return JsonResponse(
-        {"code": "request_too_large", "message": f"The request body is larger than the limit of {limit} bytes."},
-        status=413,
-    )
+    return JsonResponse(too_large_body(settings.DATA_UPLOAD_MAX_MEMORY_SIZE), status=413)
 
 
 def _nul_in_query(request: HttpRequest) -> JsonResponse | None:

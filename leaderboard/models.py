@@ -151,6 +151,7 @@ class Forecast(models.Model):
     class Channel(models.TextChoices):
         API = "api", "API"
         WEB = "web", "Web form"
+        MCP = "mcp", "MCP"
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="forecasts")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="forecasts")

@@ -1,6 +1,7 @@
-"""The site served by the HTTP servers the project runs, as separate processes on the test database:
-gunicorn with the production settings file (``config/gunicorn.py``) and the embedded default's server
-(``config.http_server.serve_site``, what ``manage.py demo`` serves with)."""
+"""The site served as the README tells people to serve it, as a separate process on the test database:
+the production command (gunicorn with uvicorn workers on ``config.asgi``, production settings) and the
+embedded default's server (``config.inprocess_server``, what ``manage.py demo`` serves with, on the
+development settings as ``scripts/run.sh`` sets them)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import httpx
 
 from tests.celery_worker import ROOT, _test_database_url, stop_process
 
-SERVERS = ("gunicorn", "embedded")
+SERVERS = ("production", "embedded")
 
 
 def _free_port() -> int:
@@ -25,37 +26,55 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _command(server: str, port: int, workers: int) -> tuple[list[str], dict[str, str]]:
+    if server == "production":
+        # The README's production command (only the address and the number of workers differ).
+        command = [
+            sys.executable, "-m", "gunicorn", "config.asgi:application", "--bind", f"127.0.0.1:{port}",
+            "--worker-class", "config.asgi_worker.UvicornWorker", "--workers", str(workers),
+        ]  # fmt: skip
+        settings = {
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "DJANGO_SECRET_KEY": "production-test-key",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+            "DJANGO_SECURE_COOKIES": "0",
+        }
+        return command, settings
+    code = (
+        "import django; django.setup(); from config.inprocess_server import InProcessServer; "
+        f"InProcessServer(host='127.0.0.1', port={port}).start().thread.join()"
+    )
+    # As scripts/run.sh runs it (in-process tasks, local-memory cache, DEBUG off), on the test database.
+    return [sys.executable, "-c", code], {
+        "DJANGO_SETTINGS_MODULE": "config.settings.dev",
+        "DJANGO_DEBUG": "0",
+        "REDIS_URL": "",
+    }
+
+
 @contextmanager
-def served(server: str, **env_overrides: str) -> Iterator[str]:
-    """Start ``server`` ("gunicorn" or "embedded"), yield its base URL, stop it afterwards."""
+def served(server: str, *, workers: int = 1, **env_overrides: str) -> Iterator[str]:
+    """Start ``server`` ("production" or "embedded"), yield its base URL, stop it afterwards."""
     port = _free_port()
+    command, settings = _command(server, port, workers)
     env = dict(os.environ)
     env.update(
         DATABASE_URL=_test_database_url(),
-        DJANGO_SETTINGS_MODULE="config.settings.test",
         PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "platform"), env.get("PYTHONPATH", "")]),
+        **settings,
         **env_overrides,
     )
-    if server == "gunicorn":
-        cmd = [
-            sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "python:config.gunicorn",
-            "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--workers", "1", "--threads", "4",
-        ]  # fmt: skip
-    else:
-        code = (
-            f"import django; django.setup(); from config.http_server import serve_site; serve_site('127.0.0.1', {port})"
-        )
-        cmd = [sys.executable, "-c", code]
     log_path = ROOT / "var" / f"served-{server}-{os.getpid()}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                if httpx.get(f"{url}/api/v1/questions/?limit=1", timeout=5).status_code == 200:
+                # A page, not the API: a probe must not count in the API rate limit under test.
+                if httpx.get(f"{url}/", timeout=5).status_code == 200:
                     break
             except httpx.TransportError:
                 pass

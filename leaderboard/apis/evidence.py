@@ -82,14 +82,7 @@ class EvidenceApi(APIView):
             if refusal:
                 raise PermissionDenied(refusal)
             session_id = grant.session.pk
-        try:
-            return evidence_scope_resolve(
-                agent=self.agent(request), session_id=session_id, question_id=question_id, now=timezone.now()
-            )
-        except EvidenceNotFound as exc:
-            raise NotFound(str(exc)) from exc
-        except EvidenceForbidden as exc:
-            raise PermissionDenied(str(exc)) from exc
+        return evidence_scope(agent=self.agent(request), session=session_id, question=question_id)
 
 
 class SessionInput(serializers.Serializer):
@@ -144,26 +137,7 @@ class ArticleSearchApi(EvidenceApi):
         data.is_valid(raise_exception=True)
         params = data.validated_data
         scope = self.scope(request, params)
-        limit = params["limit"]
-        page = evidence_articles_search(
-            agent=self.agent(request),
-            scope=scope,
-            query=params["q"],
-            limit=limit,
-            offset=params["offset"],
-            now=timezone.now(),
-        )
-        return Response(
-            {
-                "as_of": scope.as_of,
-                "count": page.total,
-                # False when more than SEARCH_CANDIDATES matched: count is then that lower bound.
-                "count_is_exact": page.total_is_exact,
-                "limit": limit,
-                "offset": params["offset"],
-                "results": ArticleHitSerializer(page.results, many=True).data,
-            }
-        )
+        return Response(articles_search_answer(agent=self.agent(request), scope=scope, params=params))
 
 
 class ArticleReadApi(EvidenceApi):
@@ -188,13 +162,7 @@ class ArticleReadApi(EvidenceApi):
         data = ScopeInput(data=request.query_params)
         data.is_valid(raise_exception=True)
         scope = self.scope(request, data.validated_data)
-        try:
-            article = evidence_article_read(
-                agent=self.agent(request), scope=scope, article_id=article_id, now=timezone.now()
-            )
-        except EvidenceNotFound as exc:
-            raise NotFound(str(exc)) from exc
-        return Response({"as_of": scope.as_of, **self.EvidenceArticleSerializer(article).data})
+        return Response(article_read_answer(agent=self.agent(request), scope=scope, article_id=article_id))
 
 
 class EventSerializer(serializers.Serializer):
@@ -252,28 +220,7 @@ class EventsApi(EvidenceApi):
         data.is_valid(raise_exception=True)
         params = data.validated_data
         scope = self.scope(request, params)
-        limit = params["limit"]
-        result = evidence_events(
-            agent=self.agent(request),
-            scope=scope,
-            filters=EventFilters(
-                subject=params.get("subject"),
-                object=params.get("object"),
-                relation=params.get("relation"),
-                start=params.get("start"),
-                end=params.get("end"),
-            ),
-            aggregate=params.get("aggregate"),
-            role=params["role"],
-            limit=limit,
-            offset=params["offset"],
-            now=timezone.now(),
-        )
-        body: dict[str, Any] = {"as_of": scope.as_of, **result}
-        if "events" in result:
-            body.update(limit=limit, offset=params["offset"])
-            body["events"] = EventSerializer(result["events"], many=True).data
-        return Response(body)
+        return Response(events_answer(agent=self.agent(request), scope=scope, params=params))
 
 
 class PricePointSerializer(serializers.Serializer):
@@ -308,18 +255,7 @@ class PricesApi(EvidenceApi):
         data = SessionInput(data=request.query_params)
         data.is_valid(raise_exception=True)
         scope = self.scope(request, data.validated_data, question_id=question_id)
-        market, points = evidence_prices(agent=self.agent(request), scope=scope, now=timezone.now())
-        return Response(
-            {
-                "as_of": scope.as_of,
-                "question": question_id,
-                # Identity only: a market's status, close time and raw payload can reveal the outcome.
-                "market": None
-                if market is None
-                else {"id": market.pk, "platform": market.platform, "title": market.title, "outcomes": market.outcomes},
-                "prices": PricePointSerializer(points, many=True).data,
-            }
-        )
+        return Response(prices_answer(agent=self.agent(request), scope=scope, question_id=question_id))
 
 
 class EvidenceLogApi(EvidenceApi):
@@ -345,3 +281,81 @@ class EvidenceLogApi(EvidenceApi):
         paginator = ApiPagination()
         page = paginator.paginate_queryset(evidence_log_for_agent(self.agent(request)), request, view=self)
         return paginator.get_paginated_response(self.EvidenceAccessSerializer(page, many=True).data)
+
+
+# ------------------------------------------------------------------------------------ answers
+# The gateway's answers for validated parameters in a resolved scope, shared by these views and the
+# MCP tools.
+
+
+def evidence_scope(*, agent: Agent, session: Any = None, question: Any = None) -> EvidenceScope:
+    """Where the query stands; an unknown (or someone else's) session or question is a 404, a scope the
+    replay rule refuses (an open session elsewhere) a 403."""
+    try:
+        return evidence_scope_resolve(agent=agent, session_id=session, question_id=question, now=timezone.now())
+    except EvidenceNotFound as exc:
+        raise NotFound(str(exc)) from exc
+    except EvidenceForbidden as exc:
+        raise PermissionDenied(str(exc)) from exc
+
+
+def articles_search_answer(*, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
+    limit = params["limit"]  # validated: 1..SEARCH_MAX_LIMIT
+    page = evidence_articles_search(
+        agent=agent, scope=scope, query=params["q"], limit=limit, offset=params["offset"], now=timezone.now()
+    )
+    return {
+        "as_of": scope.as_of,
+        "count": page.total,
+        # False when more than SEARCH_CANDIDATES matched: count is then that lower bound.
+        "count_is_exact": page.total_is_exact,
+        "limit": limit,
+        "offset": params["offset"],
+        "results": ArticleHitSerializer(page.results, many=True).data,
+    }
+
+
+def article_read_answer(*, agent: Agent, scope: EvidenceScope, article_id: int) -> dict[str, Any]:
+    try:
+        article = evidence_article_read(agent=agent, scope=scope, article_id=article_id, now=timezone.now())
+    except EvidenceNotFound as exc:
+        raise NotFound(str(exc)) from exc
+    return {"as_of": scope.as_of, **ArticleReadApi.EvidenceArticleSerializer(article).data}
+
+
+def events_answer(*, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
+    limit = params["limit"]  # validated: 1..EVENTS_MAX_LIMIT
+    result = evidence_events(
+        agent=agent,
+        scope=scope,
+        filters=EventFilters(
+            subject=params.get("subject"),
+            object=params.get("object"),
+            relation=params.get("relation"),
+            start=params.get("start"),
+            end=params.get("end"),
+        ),
+        aggregate=params.get("aggregate"),
+        role=params["role"],
+        limit=limit,
+        offset=params["offset"],
+        now=timezone.now(),
+    )
+    body: dict[str, Any] = {"as_of": scope.as_of, **result}
+    if "events" in result:
+        body.update(limit=limit, offset=params["offset"])
+        body["events"] = EventSerializer(result["events"], many=True).data
+    return body
+
+
+def prices_answer(*, agent: Agent, scope: EvidenceScope, question_id: int) -> dict[str, Any]:
+    market, points = evidence_prices(agent=agent, scope=scope, now=timezone.now())
+    return {
+        "as_of": scope.as_of,
+        "question": question_id,
+        # Identity only: a market's status, close time and raw payload can reveal the outcome.
+        "market": None
+        if market is None
+        else {"id": market.pk, "platform": market.platform, "title": market.title, "outcomes": market.outcomes},
+        "prices": PricePointSerializer(points, many=True).data,
+    }

@@ -109,6 +109,19 @@ class QuestionListQuery(PageQuery):
     domain = serializers.CharField(
         required=False, allow_blank=True, max_length=100, help_text="Domain, case-insensitive."
     )
+    # Repeatable (origin=sample&origin=admin): e.g. the questions that have an evidence corpus.
+    origin = serializers.MultipleChoiceField(
+        choices=Question.Origin.choices, required=False, allow_blank=True, help_text="Origin; repeat for several."
+    )
+
+    def filters(self) -> dict[str, Any]:
+        """The validated filters for ``question_list`` (an empty value filters nothing)."""
+        data = self.validated_data
+        filters: dict[str, Any] = {k: data[k] for k in ("status", "track", "type", "domain") if data.get(k)}
+        origins = sorted(origin for origin in data.get("origin", ()) if origin)
+        if origins:
+            filters["origin"] = origins
+        return filters
 
 
 class QuestionListApi(APIView):
@@ -121,10 +134,7 @@ class QuestionListApi(APIView):
     def get(self, request: Request) -> Response:
         query = QuestionListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        filters = {
-            k: query.validated_data[k] for k in ("status", "track", "type", "domain") if query.validated_data.get(k)
-        }
-        questions = question_list(filters=filters, user=request.user)
+        questions = question_list(filters=query.filters(), user=request.user)
         return paginated(queryset=questions, serializer_class=QuestionOutputSerializer, request=request, view=self)
 
 

@@ -60,10 +60,12 @@ class QuestionFilter(django_filters.FilterSet):
     track = django_filters.ChoiceFilter(choices=Question.Track.choices)
     type = django_filters.ChoiceFilter(choices=Question.Type.choices)
     domain = django_filters.CharFilter(lookup_expr="iexact")
+    # Repeatable (origin=sample&origin=admin): e.g. the questions that have an evidence corpus.
+    origin = django_filters.MultipleChoiceFilter(choices=Question.Origin.choices)
 
     class Meta:
         model = Question
-        fields = ["status", "track", "type", "domain"]
+        fields = ["status", "track", "type", "domain", "origin"]
 
     def filter_public_status(self, queryset: QuerySet[Question], name: str, value: str) -> QuerySet[Question]:
         return queryset.filter(public_status_q(value))
@@ -74,7 +76,7 @@ def _can_see_hidden(user: Any) -> bool:
 
 
 def question_list(*, filters: Any = None, user: Any = None) -> QuerySet[Question]:
-    """Questions visible to ``user``: drafts only for staff. ``filters``: status, track, type, domain."""
+    """Questions visible to ``user``: drafts only for staff. ``filters``: status, track, type, domain, origin."""
     qs = Question.objects.all()
     if not _can_see_hidden(user):
         qs = qs.exclude(status=Question.Status.DRAFT)

@@ -1,3 +1,6 @@
+"""The Django site as a WSGI application (``WSGI_APPLICATION``). The servers run it inside the ASGI
+application of ``config.asgi``, which adds /mcp/ and the request-body limit in front of it."""
+
 from __future__ import annotations
 
 import os
@@ -5,8 +8,4 @@ import os
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
-django_application = get_wsgi_application()
-
-from config.http_server import read_unsized_bodies  # noqa: E402  (needs the settings configured above)
-
-application = read_unsized_bodies(django_application)
+application = get_wsgi_application()

@@ -1,9 +1,11 @@
-"""Chunked bodies are read (within the size limit) and a 413 closes its connection, under gunicorn and
-under the embedded default's server, each a real server process on the test database."""
+"""Chunked bodies are read (within the size limit) and a 413 or a chunked request closes its connection,
+for the site and for /mcp/, under the production command (gunicorn with uvicorn workers) and under the
+embedded default's server (uvicorn), each a real server process on the test database."""
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -52,7 +54,8 @@ def _request(method: str, path: str, key: str, *, body: bytes = b"", chunked: bo
 
 
 def _statuses(raw: bytes) -> list[int]:
-    return [int(line.split()[1]) for line in raw.split(b"\r\n") if line.startswith(b"HTTP/1.1 ")]
+    """Every response's status; a pipelined response starts right after the previous body."""
+    return [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", raw)]
 
 
 def test_a_chunked_forecast_is_read_and_stored(server: str, agent_key: str) -> None:
@@ -100,3 +103,50 @@ def test_malformed_chunk_framing_is_400(server: str, agent_key: str) -> None:
     payload = _request("POST", "/api/v1/forecasts/", agent_key, chunked=True).replace(b"0\r\n\r\n", b"zz\r\nab\r\n")
     assert _statuses(_raw(server, payload))[0] == 400
     assert not Forecast.objects.exists()
+
+
+def test_a_chunked_request_closes_its_connection_and_others_keep_theirs(server: str, agent_key: str) -> None:
+    question = live_question()
+    body = json.dumps({"question": question.pk, "prediction": {"probability": 0.4}}).encode()
+    listing = _request("GET", "/api/v1/questions/?limit=1", agent_key)
+    # A second request on the connection of a chunked one is not read: the server has closed it.
+    raw = _raw(server, _request("POST", "/api/v1/forecasts/", agent_key, body=body, chunked=True) + listing)
+    assert _statuses(raw) == [201], raw[:500]
+    # Requests with a Content-Length share a connection as usual (the last one asks to close).
+    raw = _raw(
+        server, listing + listing + _request("GET", "/api/v1/questions/", agent_key, extra="Connection: close\r\n")
+    )
+    assert _statuses(raw) == [200, 200, 200], raw[:500]
+
+
+def _mcp_call(key: str, arguments: dict[str, Any], *, chunked: bool = False) -> bytes:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "submit_forecast", "arguments": arguments},
+    }
+    return _request(
+        "POST", "/mcp/", key, body=json.dumps(call).encode(), chunked=chunked,
+        extra="Accept: application/json, text/event-stream\r\n",
+    )  # fmt: skip
+
+
+def test_mcp_reads_chunked_calls_and_has_the_same_limit(server: str, agent_key: str) -> None:
+    question = live_question()
+    raw = _raw(
+        server, _mcp_call(agent_key, {"question": question.pk, "prediction": {"probability": 0.7}}, chunked=True)
+    )
+    assert _statuses(raw) == [200] and b"connection: close" in raw.lower(), raw[:500]
+    answer = json.loads(raw.split(b"\r\n\r\n", 1)[1])
+    assert answer["result"]["isError"] is False and answer["result"]["structuredContent"]["channel"] == "mcp"
+    assert Forecast.objects.get().prediction == {"probability": 0.7}
+
+    big = {"question": question.pk, "prediction": {"probability": 0.1}, "rationale": "x" * 1_100_000}
+    for chunked in (False, True):
+        raw = _raw(
+            server, _mcp_call(agent_key, big, chunked=chunked) + _request("GET", "/api/v1/questions/", agent_key)
+        )
+        assert _statuses(raw) == [413], raw[:500]
+        assert b"request_too_large" in raw and b"connection: close" in raw.lower()
+    assert Forecast.objects.count() == 1

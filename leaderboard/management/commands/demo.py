@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,8 +27,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
 from config import celery_app
-from config.http_server import serve_site
 from config.inprocess_beat import InProcessBeat
+from config.inprocess_server import InProcessServer, ServeError
 from ingestion.sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
 from leaderboard.baselines import baselines_run
 from leaderboard.management.commands.sample_world import (
@@ -117,7 +116,7 @@ class Command(BaseCommand):
         self.stdout.write("Serving; press Ctrl-C to stop.")
         try:
             while server.is_alive():
-                server.join(timeout=1)
+                server.thread.join(timeout=1)
         except KeyboardInterrupt:
             self.stdout.write("Stopped.")
         finally:
@@ -166,25 +165,12 @@ class Command(BaseCommand):
         self.step("Importing the real ForecastBench 2026-05-10 round (CC BY-SA 4.0; outcome grades only)")
         call_command("import_forecastbench", str(questions), str(resolutions), stdout=IndentedOutput(self.stdout.write))
 
-    def _serve(self, host: str, port: int) -> threading.Thread:
-        self.step(f"Serving the site on http://{host}:{port}/")
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def target() -> None:
-            try:
-                ready.set()
-                serve_site(host, port)
-            except BaseException as exc:  # the port is taken, typically
-                failure.append(exc)
-
-        thread = threading.Thread(target=target, name="hindsight-site", daemon=True)
-        thread.start()
-        ready.wait()
-        time.sleep(0.5)
-        if failure:
-            raise CommandError(f"cannot serve on {host}:{port}: {failure[0]} (try --addrport 127.0.0.1:8001)")
-        return thread
+    def _serve(self, host: str, port: int) -> InProcessServer:
+        self.step(f"Serving the site on http://{host}:{port}/ (MCP clients: http://{host}:{port}/mcp/)")
+        try:
+            return InProcessServer(host=host, port=port).start()
+        except ServeError as exc:
+            raise CommandError(f"cannot serve on {host}:{port}: {exc} (try --addrport 127.0.0.1:8001)") from exc
 
     def _forecast(self, base_url: str) -> None:
         self.step("Baseline agents forecasting over HTTP on live and replay questions")
@@ -242,12 +228,12 @@ class Command(BaseCommand):
                     "                                 ForecastBench questions have no evidence corpus: outcome grades only.",
                     f"  4. Staff pages:              {base}/admin/  log in as {login}",
                     f"                                 sources status, review queue: {base}/hindsight/review/",
-                    f"  5. API docs:                 {base}/api/docs/",
+                    f"  5. API docs:                 {base}/api/docs/   MCP clients: {base}/mcp/ (agent token)",
                     "  6. Your own agent, graded in minutes on the sample world's open questions:",
-                    "       python manage.py create_agent --team 'My team' --agent my-agent --cutoff 2024-06-01",
+                    "       python manage.py create_agent --team 'My team' --agent first-agent --cutoff 2024-06-01",
                     f"       python examples/reference_agent.py --base-url {base} --token <printed token>",
                     "       python manage.py sample_world --advance   # the clock runs on: questions resolve, grades follow",
-                    f"     then open {base}/agents/my-agent/ (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY",
+                    f"     then open {base}/agents/first-agent/ (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY",
                     "     to the agent for any OpenAI-compatible server)",
                     "",
                 ]

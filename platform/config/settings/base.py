@@ -168,6 +168,10 @@ STORAGES = {
 
 # Requests larger than this answer 413 (forecast bodies, forms).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("HINDSIGHT_MAX_BODY_BYTES", 1024 * 1024)
+# Threads per server process that run the Django site's requests (config.asgi); /mcp/ tool calls
+# run in the event loop's own worker threads. Each thread keeps its own database connection
+# (DATABASE_CONN_MAX_AGE), so processes x threads bounds the site's connections.
+HINDSIGHT_SITE_THREADS = env_int("HINDSIGHT_SITE_THREADS", 4)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
