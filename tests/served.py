@@ -38,6 +38,9 @@ def _command(server: str, port: int, workers: int) -> tuple[list[str], dict[str,
             "DJANGO_SECRET_KEY": "production-test-key",
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
             "DJANGO_SECURE_COOKIES": "0",
+            # Plain HTTP on loopback stands for the TLS-terminating proxy, which would redirect and send HSTS.
+            "DJANGO_SECURE_SSL_REDIRECT": "0",
+            "DJANGO_SECURE_HSTS_SECONDS": "0",
         }
         return command, settings
     code = (
