@@ -98,10 +98,6 @@ class ApiToken(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
-    @property
-    def is_active(self) -> bool:
-        return self.revoked_at is None
-
 
 class ReplaySession(models.Model):
     """An agent placed at a simulated date on a replay question; never changed once created."""
