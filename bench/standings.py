@@ -312,7 +312,7 @@ def explain_grade_query() -> str:
     """EXPLAIN ANALYZE of the rebuild's grade query (the plan and where its time goes)."""
     from django.db import connection
 
-    from leaderboard.services.standings import grade_table_sql
+    from leaderboard.selectors.grade_tables import grade_table_sql
 
     sql, params = grade_table_sql()
     with connection.cursor() as cursor:
@@ -441,7 +441,7 @@ def main() -> None:
         apis = [f"/api/v1/leaderboard/{v}" for v in views]
         try:
             # A standings write bumps the version: the next request of each view renders afresh.
-            from leaderboard.services.standings import bump_standings_version
+            from leaderboard.selectors.standings_cache import bump_standings_version
 
             bump_standings_version()
             figures["cold_ms"] = {"page": cold_latency(base, pages), "api": cold_latency(base, apis)}

@@ -25,7 +25,10 @@ from grading.scoring.text import token_f1
 from ingestion.reference_data import cameo_children
 from ingestion.text import tokenize
 from leaderboard import charts
-from leaderboard import standings as maths
+from leaderboard.stats.baselines import base_rates, market_from_grade
+from leaderboard.stats.bootstrap import bootstrap_intervals
+from leaderboard.stats.metrics import RANK_METRICS
+from leaderboard.stats.ranking import rank_columns
 
 
 def num(value: float | None, places: int = 3) -> str:
@@ -241,19 +244,17 @@ def hindsight_examples() -> dict[str, Any]:
 
 def standings_examples() -> dict[str, Any]:
     sample = np.array([0.04, 0.25, 0.64, 0.09, 0.01, 0.36])
-    (lo, hi), *_ = maths.bootstrap_intervals([sample])
-    base = maths.base_rates(open_at=[10.0], resolved_at=[1.0, 2.0, 3.0, 4.0, 5.0], resolved_outcome=[1, 0, 1, 1, 0])
-    market_brier, market_log, market_correct = maths.market_from_grade(
-        math.log(0.8), math.log(0.8) - math.log(0.6), 1.0
-    )
+    (lo, hi), *_ = bootstrap_intervals([sample])
+    base = base_rates(open_at=[10.0], resolved_at=[1.0, 2.0, 3.0, 4.0, 5.0], resolved_outcome=[1, 0, 1, 1, 0])
+    market_brier, market_log, market_correct = market_from_grade(math.log(0.8), math.log(0.8) - math.log(0.6), 1.0)
     names = ["A", "B", "C", "D", "E"]
     brier = np.array([0.18, 0.21, 0.21, 0.25, 0.12])
     n = np.array([40, 25, 31, 12, 4])
-    metric, rank, provisional = maths.rank_columns(
+    metric, rank, provisional = rank_columns(
         is_agent=np.ones(5, dtype=bool),
         agent_ids=np.arange(1, 6),
-        means={m: brier if m == "brier" else np.full(5, math.nan) for m in maths.RANK_METRICS},
-        counts={m: n if m == "brier" else np.zeros(5, dtype=np.int64) for m in maths.RANK_METRICS},
+        means={m: brier if m == "brier" else np.full(5, math.nan) for m in RANK_METRICS},
+        counts={m: n if m == "brier" else np.zeros(5, dtype=np.int64) for m in RANK_METRICS},
         min_n=10,
     )
     ranks = [

@@ -24,8 +24,8 @@ from leaderboard.selectors.standings import (
     normalise_sort,
     parse_view,
 )
-from leaderboard.services.standings import cached_for_version
-from leaderboard.standings import METRICS
+from leaderboard.selectors.standings_cache import cached_for_version
+from leaderboard.stats.metrics import METRICS
 
 _FILTERS = [
     OpenApiParameter("track", OpenApiTypes.STR, description="all (default), live or replay"),

@@ -19,15 +19,11 @@ from django.db.models import Count, F, Max, Q
 
 from ingestion.models import Question
 from leaderboard.models import Agent, Standing
-from leaderboard.standings import (
-    BASELINE_LABELS,
-    HORIZON_BUCKETS,
-    HORIZON_LABELS,
-    METRICS,
-    TRACKS,
-    View,
-    compute_views,
-)
+from leaderboard.selectors.grade_tables import load_grade_table, load_question_table, resolution_times
+from leaderboard.stats.baselines import BASELINE_LABELS
+from leaderboard.stats.columns import compute_views
+from leaderboard.stats.metrics import METRICS
+from leaderboard.stats.views import HORIZON_BUCKETS, HORIZON_LABELS, TRACKS, View
 
 SORTABLE = ("rank", "n", "brier_index", *METRICS)
 METRIC_LABELS = {
@@ -64,10 +60,6 @@ class Entry:
         if self.agent is not None:
             return self.agent.name
         return BASELINE_LABELS.get(self.baseline, self.baseline)
-
-    @property
-    def cutoff_missing(self) -> bool:
-        return self.agent is not None and self.agent.knowledge_cutoff is None
 
     def as_dict(self) -> dict[str, Any]:
         agent = self.agent
@@ -288,9 +280,6 @@ def _materialised_page(*, view: View, name: str, descending: bool, page: int, si
 
 
 def _computed_page(*, view: View, name: str, descending: bool, page: int, size: int) -> LeaderboardPage:
-    # Imported here: the services module loads grades; selectors stay free of write paths otherwise.
-    from leaderboard.services.standings import load_grade_table, load_question_table, resolution_times
-
     where = Q()
     if view.track != "all":
         where &= Q(forecast__question__track=view.track)

@@ -23,7 +23,6 @@ from django.utils.safestring import mark_safe
 from grading.models import HindsightGraph
 from ingestion.models import PricePoint, Question
 from leaderboard import charts
-from leaderboard import standings as maths
 from leaderboard.methods import methods_html
 from leaderboard.models import Agent, Grade
 from leaderboard.selectors.calibration import REVEALED, pair_of
@@ -46,7 +45,9 @@ from leaderboard.selectors.standings import (
     parse_view,
     top_agents,
 )
-from leaderboard.services.standings import cached_for_version
+from leaderboard.selectors.standings_cache import cached_for_version
+from leaderboard.stats.metrics import METRICS
+from leaderboard.stats.views import View
 
 
 def _page_number(request: HttpRequest) -> int:
@@ -106,7 +107,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     return render(request, "leaderboard/leaderboard.html", {"body": mark_safe(cached_for_version(key, body))})
 
 
-def _leaderboard_context(request: HttpRequest, view: maths.View) -> dict[str, Any]:
+def _leaderboard_context(request: HttpRequest, view: View) -> dict[str, Any]:
     page = leaderboard_page(view=view, sort=request.GET.get("sort", "rank"), page=_page_number(request))
     scale = max([e.brier_hi for e in page.entries + page.baselines if e.brier_hi is not None] or [1.0])
     rows = [
@@ -149,7 +150,7 @@ _CSV_HEADER = [
     "brier_lo",
     "brier_hi",
     "brier_index",
-    *[c for m in maths.METRICS for c in (m, f"{m}_n")],
+    *[c for m in METRICS for c in (m, f"{m}_n")],
 ]
 
 

@@ -7,17 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.standings import (
-    GradeTable,
-    QuestionTable,
-    View,
-    base_rates,
-    bootstrap_intervals,
-    compute_views,
-    horizon_bucket,
-    market_from_grade,
-    materialised_views,
-)
+from leaderboard.stats.baselines import base_rates, market_from_grade
+from leaderboard.stats.bootstrap import bootstrap_intervals
+from leaderboard.stats.columns import compute_views
+from leaderboard.stats.tables import GradeTable, QuestionTable, materialised_views
+from leaderboard.stats.views import View, horizon_bucket
 
 
 def rec(agent: int, question: int, brier: float | None, **kw: object) -> dict[str, object]:
