@@ -15,7 +15,9 @@ import numpy as np
 import numpy.typing as npt
 
 from grading.scoring.outcome import LOG_CLIP
+from leaderboard.stats.difficulty import QuestionStats
 from leaderboard.stats.metrics import METRICS
+from leaderboard.stats.peer import PEER_SCALE
 from leaderboard.stats.ranking import TIE_TOLERANCE
 from leaderboard.stats.tables import QuestionTable
 
@@ -106,9 +108,15 @@ def market_aggregates(
 
 
 def baseline_columns(
-    questions: QuestionTable, question_ids: npt.NDArray[np.int64]
+    questions: QuestionTable, question_ids: npt.NDArray[np.int64], stats: QuestionStats | None = None
 ) -> tuple[list[str], dict[str, list[float]], dict[str, list[int]], list[npt.NDArray[np.float64]]]:
-    """(names, means, counts, Brier samples) of the baselines that have Brier questions in the view."""
+    """(names, means, counts, Brier samples) of the baselines that have Brier questions in the view.
+
+    With ``stats`` (the agents' per-question totals and difficulties for the view's contamination
+    setting), a baseline also gets a difficulty-adjusted Brier (its Brier minus each question's
+    difficulty) and a peer score against the agents (100 x its log score minus their mean), so it
+    can stand among the agents on the score that ranks them.
+    """
     names: list[str] = []
     means: dict[str, list[float]] = {m: [] for m in METRICS}
     counts: dict[str, list[int]] = {m: [] for m in METRICS}
@@ -134,6 +142,12 @@ def baseline_columns(
         "log_score": questions.market_log[pos],
         "accuracy": questions.market_correct[pos],
     }
+    if stats is not None:
+        effect = stats.adjusted_effect(present)
+        agents_log = stats.mean_log(present)
+        for cols in per_baseline.values():
+            cols["brier_adjusted"] = cols["brier"] - effect
+            cols["peer_score"] = PEER_SCALE * (cols["log_score"] - agents_log)
     for name in BASELINES:
         cols = per_baseline[name]
         brier = cols["brier"][~np.isnan(cols["brier"])]

@@ -8,7 +8,7 @@ with its own n (see :mod:`leaderboard.stats.metrics`); the Brier interval comes 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,10 +17,17 @@ import numpy.typing as npt
 from grading.scoring.outcome import brier_index
 from leaderboard.stats.baselines import baseline_columns
 from leaderboard.stats.bootstrap import bootstrap_intervals
-from leaderboard.stats.metrics import METRICS
+from leaderboard.stats.difficulty import QuestionStats
+from leaderboard.stats.metrics import METRICS, SUMMED
 from leaderboard.stats.ranking import display_order, rank_columns
 from leaderboard.stats.tables import GradeTable, QuestionTable
 from leaderboard.stats.views import View
+
+
+def brier_index_of(brier: float | None) -> float | None:
+    """The Brier Index of a mean Brier, plain or difficulty-adjusted. An adjusted Brier can fall
+    below zero (better than perfect on an average question); the index then stays at 100."""
+    return None if brier is None or math.isnan(brier) else brier_index(max(0.0, brier))
 
 
 @dataclass(slots=True)
@@ -44,8 +51,11 @@ class StandingRow:
 
     @property
     def brier_index(self) -> float | None:
-        b = self.metrics["brier"].mean
-        return None if b is None else brier_index(b)
+        return brier_index_of(self.metrics["brier"].mean)
+
+    @property
+    def brier_adjusted_index(self) -> float | None:
+        return brier_index_of(self.metrics["brier_adjusted"].mean)
 
     def value(self, metric: str) -> float | None:
         return self.metrics[metric].mean
@@ -120,7 +130,7 @@ class ViewColumns:
 
 
 def agent_columns(
-    table: GradeTable, sel: npt.NDArray[np.intp]
+    table: GradeTable, sel: npt.NDArray[np.intp], *, contamination_filter: bool = True
 ) -> tuple[
     npt.NDArray[np.int64],
     npt.NDArray[np.int64],
@@ -147,11 +157,14 @@ def agent_columns(
             means[metric] = np.full(size, math.nan)
             counts[metric] = np.zeros(size, dtype=np.int64)
             continue
-        values = table.metrics[metric][sel]
+        values = table.values(metric, contamination_filter)[sel]
         ok = ~np.isnan(values)
         n_m = np.bincount(idx[ok], minlength=size)
         sums = np.bincount(idx[ok], weights=values[ok], minlength=size)
-        means[metric] = np.divide(sums, n_m, out=np.full(size, np.nan), where=n_m > 0)
+        if metric in SUMMED:
+            means[metric] = np.where(n_m > 0, sums, np.nan)
+        else:
+            means[metric] = np.divide(sums, n_m, out=np.full(size, np.nan), where=n_m > 0)
         counts[metric] = n_m.astype(np.int64)
         if metric == "brier":
             samples = np.split(values[ok], np.cumsum(n_m)[:-1])
@@ -167,10 +180,13 @@ def compute_view_columns(
     bootstrap: bool = True,
     agents: Iterable[int] | None = None,
     baselines: bool = True,
+    stats: Mapping[bool, QuestionStats] | None = None,
 ) -> list[ViewColumns]:
     """Standing rows of every view as columns; all bootstraps of the call run batched together.
 
     ``agents`` limits the agent rows computed (incremental updates); ranks are then left to the caller.
+    ``stats`` (per contamination setting) gives the baselines their relative scores; the agents'
+    come from the table (:func:`leaderboard.stats.difficulty.attach_relative_scores`).
     """
     wanted = None if agents is None else np.asarray(sorted(set(agents)), dtype=np.int64)
     results: list[ViewColumns] = []
@@ -180,10 +196,14 @@ def compute_view_columns(
         sel = np.flatnonzero(table.mask(view))
         if wanted is not None:
             sel = sel[np.isin(table.agent[sel], wanted)]
-        agent_ids, n, means, counts, brier_samples = agent_columns(table, sel)
+        agent_ids, n, means, counts, brier_samples = agent_columns(
+            table, sel, contamination_filter=view.contamination_filter
+        )
         names: list[str] = []
         if baselines:
-            names, b_means, b_counts, b_samples = baseline_columns(questions, questions.members(view))
+            names, b_means, b_counts, b_samples = baseline_columns(
+                questions, questions.members(view), (stats or {}).get(view.contamination_filter)
+            )
             if names:
                 agent_ids = np.concatenate([agent_ids, np.zeros(len(names), dtype=np.int64)])
                 n = np.concatenate([n, np.asarray(b_counts["brier"], dtype=np.int64)])
@@ -247,11 +267,12 @@ def compute_views(
     bootstrap: bool = True,
     agents: Iterable[int] | None = None,
     baselines: bool = True,
+    stats: Mapping[bool, QuestionStats] | None = None,
 ) -> list[ViewResult]:
     """Standing rows of every view (see :func:`compute_view_columns`), as :class:`StandingRow` objects."""
     return [
         ViewResult(view=c.view, rank_metric=c.rank_metric, rows=c.rows())
         for c in compute_view_columns(
-            table, questions, views, min_n=min_n, bootstrap=bootstrap, agents=agents, baselines=baselines
+            table, questions, views, min_n=min_n, bootstrap=bootstrap, agents=agents, baselines=baselines, stats=stats
         )
     ]

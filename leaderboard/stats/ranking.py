@@ -1,9 +1,13 @@
 """Ranks of one view's rows, and the order the table lists them in.
 
-The rank metric is the first of ``RANK_METRICS`` that any agent of the view has (Brier, lower is
-better; in views without Brier questions the first of MIRAI second-level F1, open-ended F1, KER,
-SrcP that is present, higher is better). Equal values share a rank (1, 2, 2, 4). Agents with fewer
-than ``min_n`` questions carrying the rank metric are *provisional*: listed, not ranked.
+The rank metric is the difficulty-adjusted Brier once enough agents share questions
+(:func:`enough_shared`: at least ``MIN_SHARING_AGENTS`` agents of the largest connected group each
+with ``min_n`` shared questions in the view); otherwise the first of ``RANK_METRICS`` that any agent
+of the view has (Brier, lower is better; in views without Brier questions the first of MIRAI
+second-level F1, open-ended F1, KER, SrcP that is present, higher is better). Equal values share a
+rank (1, 2, 2, 4). Agents with fewer than ``min_n`` questions carrying the rank metric are
+*provisional*: listed, not ranked. Baselines are never ranked; :func:`places` says where each would
+stand among the ranked agents.
 """
 
 from __future__ import annotations
@@ -18,6 +22,29 @@ import numpy.typing as npt
 from leaderboard.stats.metrics import LOWER_IS_BETTER, RANK_METRICS
 
 TIE_TOLERANCE: Final = 1e-12
+ADJUSTED: Final = "brier_adjusted"
+MIN_SHARING_AGENTS: Final = 2
+
+
+def enough_shared(counts: npt.NDArray[np.int64], *, min_n: int) -> bool:
+    """Whether enough agents share questions for the difficulty-adjusted Brier to rank: at least
+    MIN_SHARING_AGENTS agents with ``min_n`` questions each that other agents answered too (the
+    counts of the adjusted Brier count only such questions, in the largest connected group)."""
+    return int(np.count_nonzero(counts >= min_n)) >= MIN_SHARING_AGENTS
+
+
+def rank_metric_of(
+    *, is_agent: npt.NDArray[np.bool_], counts: Mapping[str, npt.NDArray[np.int64]], min_n: int
+) -> str | None:
+    """The metric a view ranks on (see the module's docstring)."""
+    for metric in RANK_METRICS:
+        agent_counts = counts[metric][is_agent]
+        if metric == ADJUSTED:
+            if enough_shared(agent_counts, min_n=min_n):
+                return metric
+        elif bool((agent_counts > 0).any()):
+            return metric
+    return None
 
 
 def rank_columns(
@@ -35,7 +62,7 @@ def rank_columns(
     """
     size = is_agent.shape[0]
     rank = np.zeros(size, dtype=np.int64)
-    metric = next((m for m in RANK_METRICS if bool((counts[m][is_agent] > 0).any())), None)
+    metric = rank_metric_of(is_agent=is_agent, counts=counts, min_n=min_n)
     if metric is None:
         return None, rank, is_agent.copy()
     provisional = is_agent & (counts[metric] < min_n)
@@ -70,3 +97,18 @@ def display_order(
     sign = 1.0 if rank_metric in LOWER_IS_BETTER else -1.0
     keyed = sign * np.where(missing, 0.0, v)
     return np.lexsort((agent_ids, keyed, missing, rank, rank == 0))
+
+
+def places(
+    ranked_values: npt.NDArray[np.float64], values: npt.NDArray[np.float64], *, rank_metric: str | None
+) -> npt.NDArray[np.int64]:
+    """Where each value would stand among the ranked agents' values: 1 + the number of ranked
+    agents strictly better (beyond TIE_TOLERANCE); 0 where the value is missing."""
+    v = np.asarray(values, dtype=np.float64)
+    if rank_metric is None:
+        return np.zeros(v.shape, dtype=np.int64)
+    sign = 1.0 if rank_metric in LOWER_IS_BETTER else -1.0
+    ranked = np.sort(sign * np.asarray(ranked_values, dtype=np.float64))
+    keyed = sign * np.where(np.isnan(v), 0.0, v)
+    better = np.searchsorted(ranked, keyed - TIE_TOLERANCE, side="left")
+    return np.where(np.isnan(v), 0, better + 1).astype(np.int64)

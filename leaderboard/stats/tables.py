@@ -17,10 +17,23 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from leaderboard.stats.metrics import METRICS
+from leaderboard.stats.metrics import METRICS, RELATIVE
 from leaderboard.stats.views import HORIZON_BUCKETS, TRACKS, View, horizon_buckets
 
 _DIMENSIONS: Final = ("track", "qtype", "domain", "origin")
+MULTIPLE_CHOICE: Final = "multiple_choice"
+# Grades keep MIRAI's F1 on 0-100; the standings put every share on 0-1.
+_PERCENT_METRICS: Final = frozenset({"second_level_f1"})
+
+
+def normalised_brier(brier: Any, multiple_choice: Any) -> npt.NDArray[np.float64]:
+    """Every Brier on [0, 1]: a multiple-choice Brier (summed over the options, in [0, 2]) is halved.
+
+    Half the summed squared error over the K options is the binary Brier (p - y)^2 when K = 2, so
+    binary scores keep their value and the two types share one scale (and the Brier Index 0-100).
+    """
+    values = np.asarray(brier, dtype=np.float64)
+    return np.where(np.asarray(multiple_choice, dtype=bool), values * 0.5, values)
 
 
 def _codes(values: Iterable[str]) -> tuple[list[str], npt.NDArray[np.int32]]:
@@ -51,6 +64,9 @@ class GradeTable:
     resolved_at: npt.NDArray[np.float64]
     metrics: dict[str, npt.NDArray[np.float64]]
     labels: dict[str, list[str]] = field(default_factory=dict)
+    # (metric, contamination filter) -> per-record values of the RELATIVE metrics, which depend on
+    # the other agents of the view (see leaderboard.stats.difficulty.attach_relative_scores).
+    relative: dict[tuple[str, bool], npt.NDArray[np.float64]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.agent.shape[0])
@@ -105,7 +121,11 @@ class GradeTable:
         metrics: Mapping[str, Any],
     ) -> GradeTable:
         """From factorised columns: ``codes[dim][i]`` indexes ``labels[dim]`` for dim in track, qtype,
-        domain, origin; ``horizon`` holds bucket indexes into HORIZON_BUCKETS. No per-record Python."""
+        domain, origin; ``horizon`` holds bucket indexes into HORIZON_BUCKETS. No per-record Python.
+
+        ``metrics`` are the grades' values as stored; the table puts them on the standings' scales
+        (:func:`normalised_brier`, F1 on 0-1).
+        """
         n = len(agent)
         unknown = set(metrics) - set(METRICS)
         if unknown:
@@ -119,6 +139,11 @@ class GradeTable:
                 raise ValueError("more than one record for an (agent, question) pair")
         coded = {name: np.asarray(codes[name], dtype=np.int32).reshape(n)[order] for name in _DIMENSIONS}
         metric_arrays = {m: (_floats(metrics[m]) if m in metrics else np.full(n, math.nan))[order] for m in METRICS}
+        for m in _PERCENT_METRICS:
+            metric_arrays[m] = metric_arrays[m] / 100.0
+        if MULTIPLE_CHOICE in labels["qtype"]:
+            choice = coded["qtype"] == labels["qtype"].index(MULTIPLE_CHOICE)
+            metric_arrays["brier"] = normalised_brier(metric_arrays["brier"], choice)
         return cls(
             agent=agent_a[order],
             question=question_a[order],
@@ -159,8 +184,27 @@ class GradeTable:
         memo = self._memo()
         key = ("has", metric)
         if key not in memo:
-            memo[key] = bool((~np.isnan(self.metrics[metric])).any())
+            columns = [v for (m, _), v in self.relative.items() if m == metric] if metric in RELATIVE else []
+            memo[key] = any(bool((~np.isnan(c)).any()) for c in [self.metrics[metric], *columns])
         return memo[key]  # type: ignore[no-any-return]
+
+    def values(self, metric: str, contamination_filter: bool) -> npt.NDArray[np.float64]:
+        """Per-record values of a metric as a view with this contamination filter sees them."""
+        if metric in RELATIVE:
+            found = self.relative.get((metric, contamination_filter))
+            if found is not None:
+                return found
+        return self.metrics[metric]
+
+    def set_relative(self, metric: str, contamination_filter: bool, values: npt.NDArray[np.float64]) -> None:
+        if metric not in RELATIVE:
+            raise ValueError(f"{metric!r} is not a relative metric")
+        self.relative[(metric, contamination_filter)] = np.asarray(values, dtype=np.float64)
+        self._memo().pop(("has", metric), None)
+
+    def base_mask(self, track: str, contamination_filter: bool) -> npt.NDArray[np.bool_]:
+        """The records of a track (or all) that the contamination filter setting keeps."""
+        return self._base_mask(track, contamination_filter)
 
     def code(self, dimension: str, value: str) -> int | None:
         """The integer code of a label in a dimension (None when no record has it)."""
