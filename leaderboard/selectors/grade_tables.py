@@ -1,10 +1,8 @@
 """The standings' input: eligible grades and the questions they are on, read into the pure tables.
 
 Current, non-void grades of the forecasts that count, on questions whose outcome is public, become a
-:class:`~leaderboard.stats.tables.GradeTable`; binary questions with such grades, their outcomes,
-base rates and the market at forecast times become a :class:`~leaderboard.stats.tables.QuestionTable`.
-On PostgreSQL the grades cross the wire as fixed-width binary records (one bytea per chunk of ids),
-which numpy reads in one call; elsewhere as plain rows.
+:class:`~leaderboard.stats.tables.GradeTable` (one binary read of the grades' numbers, see
+:mod:`leaderboard.selectors.column_reads`, then the attributes of their questions joined in numpy).
 """
 
 from __future__ import annotations
@@ -13,23 +11,29 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
-import psycopg
-from django.db import connection, transaction
-from django.db.models import F, Max, Min, Q
+from django.db.models import Q
 
 from ingestion.models import Question, Resolution
 from leaderboard.models import Grade
-from leaderboard.stats.baselines import base_rates, market_aggregates
-from leaderboard.stats.metrics import METRICS
-from leaderboard.stats.tables import GradeTable, QuestionTable
+from leaderboard.selectors.column_reads import (
+    Field,
+    bool_field,
+    columns_sql,
+    flag_field,
+    float_field,
+    int_field,
+    read_columns,
+)
+from leaderboard.stats.tables import GradeTable
 from leaderboard.stats.views import horizon_buckets
 
 # (metric name, Grade column): what the standings read of each grade besides its agent and question.
-_METRIC_COLUMN = {
+# The other metrics (difficulty-adjusted Brier, peer and time-averaged scores) are computed from these.
+METRIC_COLUMN: Final = {
     "accuracy": "correct",
     "brier": "brier",
     "log_score": "log_score",
@@ -37,40 +41,26 @@ _METRIC_COLUMN = {
     "source_precision": "source_precision",
     "key_event_recall": "key_event_recall",
     "ker_coverage": "carried_graph",
+    "leaks": "leaks",
     "second_level_f1": "second_level_f1",
     "open_f1": "open_f1",
 }
 # Metrics read from a boolean column (true -> 1, false -> 0, null -> NaN).
-_BOOLEAN_METRICS = frozenset({"accuracy", "ker_coverage"})
-# Each grade is read as one fixed-width binary record (NULL metrics as NaN), the records of up to
-# _CHUNK_IDS grades concatenated by string_agg into one bytea: a handful of values cross the wire
-# instead of 10^6 rows, and numpy reads the records with one np.frombuffer.
-# (name, field path, SQL of its binary send with {} for the column, numpy dtype of that send)
-_GRADE_FIELDS: tuple[tuple[str, str, str, str], ...] = (
-    ("agent", "forecast__agent_id", "int8send({}::int8)", ">i8"),
-    ("question", "forecast__question_id", "int8send({}::int8)", ">i8"),
-    ("contaminated", "contaminated", "boolsend({})", "u1"),
-    ("cutoff_declared", "cutoff_declared", "boolsend({})", "u1"),
-    *(
-        (m, c, "float8send(COALESCE({}::int4::float8, 'NaN'::float8))", ">f8")
-        for m, c in _METRIC_COLUMN.items()
-        if m in _BOOLEAN_METRICS
-    ),
-    *(
-        (m, c, "float8send(COALESCE({}::float8, 'NaN'::float8))", ">f8")
-        for m, c in _METRIC_COLUMN.items()
-        if m not in _BOOLEAN_METRICS
-    ),
-)
-_MARKET_FIELDS: tuple[tuple[str, str, str, str], ...] = (
-    ("agent", "forecast__agent_id", "int8send({}::int8)", ">i8"),
-    ("question", "forecast__question_id", "int8send({}::int8)", ">i8"),
-    ("log_score", "log_score", "float8send(COALESCE({}::float8, 'NaN'::float8))", ">f8"),
-    ("market_edge", "market_edge", "float8send(COALESCE({}::float8, 'NaN'::float8))", ">f8"),
-)
-# Grades per bytea (by grade id): at most ~170 MB each, far below PostgreSQL's 1 GB limit.
-_CHUNK_IDS = 1 << 21
-_WORK_MEM = "64MB"
+_BOOLEAN_METRICS: Final = frozenset({"accuracy", "ker_coverage"})
+# What the incremental update reads of every grade: enough for peer totals, difficulties and the
+# market baseline.
+SCORE_METRICS: Final = ("brier", "log_score", "market_edge")
+SCORED_QUESTIONS: Final = Q(forecast__question__type__in=[Question.Type.BINARY, Question.Type.MULTIPLE_CHOICE])
+
+
+def _grade_fields(metrics: Sequence[str]) -> tuple[Field, ...]:
+    return (
+        int_field("agent", "forecast__agent_id"),
+        int_field("question", "forecast__question_id"),
+        bool_field("contaminated", "contaminated"),
+        bool_field("cutoff_declared", "cutoff_declared"),
+        *((flag_field if m in _BOOLEAN_METRICS else float_field)(m, METRIC_COLUMN[m]) for m in metrics),
+    )
 
 
 def revealed_questions() -> Q:
@@ -103,69 +93,6 @@ def resolution_times(question_ids: Iterable[int] | None = None) -> dict[int, tup
     return {qid: (v[1], v[2], v[3]) for qid, v in latest.items()}
 
 
-# ------------------------------------------------------------------------------------ reading
-
-
-def _columns_sql(
-    fields: Sequence[tuple[str, str, str, str]], queryset: Any, *, ids: tuple[int, int] | None = None
-) -> tuple[str, tuple[Any, ...]]:
-    """SQL reading ``fields`` of the rows of ``queryset`` (with primary keys in ``ids``, [lo, hi)).
-
-    On PostgreSQL: one bytea, the concatenated fixed-width records of the rows. Elsewhere: the
-    plain columns.
-    """
-    if ids is not None:
-        queryset = queryset.filter(pk__gte=ids[0], pk__lt=ids[1])
-    paths = {f"c{i}": F(path) for i, (_, path, _, _) in enumerate(fields)}
-    sql, params = queryset.order_by().values(**paths).query.sql_with_params()
-    if connection.vendor != "postgresql":
-        return sql, tuple(params)
-    record = " || ".join(send.format(f'rows."c{i}"') for i, (_, _, send, _) in enumerate(fields))
-    return f"SELECT string_agg({record}, ''::bytea) FROM ({sql}) AS rows", tuple(params)
-
-
-def _read_columns(fields: Sequence[tuple[str, str, str, str]], queryset: Any) -> dict[str, npt.NDArray[Any]]:
-    """The ``fields`` of the rows of ``queryset`` as native numpy arrays (row order unspecified)."""
-    out: dict[str, npt.NDArray[Any]] = {}
-    if connection.vendor != "postgresql":
-        sql, params = _columns_sql(fields, queryset)
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            rows = cursor.fetchall()
-        cols = list(zip(*rows, strict=True)) if rows else [()] * len(fields)
-        for (name, _, _, dtype), col in zip(fields, cols, strict=True):
-            kind = np.dtype(dtype)
-            values = [math.nan if v is None else v for v in col] if kind.kind == "f" else list(col)
-            out[name] = np.asarray(values, dtype=kind.newbyteorder("="))
-        return out
-    record = np.dtype([(f"v{i}", dtype) for i, (_, _, _, dtype) in enumerate(fields)])
-    # Bounds of every grade id (an index lookup each) rather than of the filtered rows (a scan).
-    bounds = queryset.model.objects.order_by().aggregate(lo=Min("pk"), hi=Max("pk"))
-    chunks: list[bytes] = []
-    if bounds["lo"] is not None:
-        with transaction.atomic():
-            connection.ensure_connection()
-            # Django's cursors bind client-side, which rules out binary results: a plain psycopg
-            # cursor on the same connection (so inside the same transaction) fetches raw bytes.
-            with psycopg.Cursor(connection.connection) as cursor:
-                # The grade/forecast hash join spills to disk in batches at the default 4 MB.
-                cursor.execute(f"SET LOCAL work_mem = '{_WORK_MEM}'")
-                for lo in range(bounds["lo"], bounds["hi"] + 1, _CHUNK_IDS):
-                    sql, params = _columns_sql(fields, queryset, ids=(lo, lo + _CHUNK_IDS))
-                    cursor.execute(sql, params or None, binary=True)
-                    row = cursor.fetchone()
-                    if row is not None and row[0] is not None:
-                        chunks.append(bytes(row[0]))
-    data = b"".join(chunks)
-    del chunks
-    if len(data) % record.itemsize:
-        raise RuntimeError("grade records are not fixed-width: a NULL or variable-width value slipped in")
-    records = np.frombuffer(data, dtype=record)
-    for i, (name, _, _, dtype) in enumerate(fields):
-        out[name] = records[f"v{i}"].astype(np.dtype(dtype).newbyteorder("="))
-    return out
-
-
 def _grade_queryset(*, agent_ids: Iterable[int] | None = None, where: Q | None = None) -> Any:
     qs = eligible_grades()
     if agent_ids is not None:
@@ -177,7 +104,7 @@ def _grade_queryset(*, agent_ids: Iterable[int] | None = None, where: Q | None =
 
 def grade_table_sql(*, agent_ids: Iterable[int] | None = None, where: Q | None = None) -> tuple[str, tuple[Any, ...]]:
     """The standings' grade query (one chunk of grade ids; for EXPLAIN in the benchmark)."""
-    return _columns_sql(_GRADE_FIELDS, _grade_queryset(agent_ids=agent_ids, where=where))
+    return columns_sql(_grade_fields(list(METRIC_COLUMN)), _grade_queryset(agent_ids=agent_ids, where=where))
 
 
 @dataclass(frozen=True)
@@ -231,10 +158,11 @@ def load_grade_table(
     agent_ids: Iterable[int] | None = None,
     where: Q | None = None,
     resolved: dict[int, tuple[float | None, Any, str]] | None = None,
+    metrics: Sequence[str] | None = None,
 ) -> GradeTable:
-    """Eligible grades as a :class:`GradeTable`: one binary COPY of the grades' numbers, then the
-    attributes of their questions (one row per question) joined in numpy."""
-    cols = _read_columns(_GRADE_FIELDS, _grade_queryset(agent_ids=agent_ids, where=where))
+    """Eligible grades as a :class:`GradeTable` (only ``metrics`` read when given: a narrow read)."""
+    wanted = list(METRIC_COLUMN) if metrics is None else list(metrics)
+    cols = read_columns(_grade_fields(wanted), _grade_queryset(agent_ids=agent_ids, where=where))
     if resolved is None:
         resolved = resolution_times()
     question = cols["question"]
@@ -249,92 +177,5 @@ def load_grade_table(
         contaminated=cols["contaminated"].astype(bool),
         cutoff_declared=cols["cutoff_declared"].astype(bool),
         resolved_at=info.resolved_at[pos],
-        metrics={m: cols[m] for m in METRICS},
-    )
-
-
-def _binary_outcome(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return 1.0 if value else 0.0
-    if isinstance(value, int | float) and value in (0, 1):
-        return float(value)
-    return None
-
-
-def load_question_table(
-    *, resolved: dict[int, tuple[float | None, Any, str]] | None = None, table: GradeTable | None = None
-) -> QuestionTable:
-    """Binary questions with eligible grades: outcomes, base rates and the market at forecast times.
-
-    The market's scores are recovered per grade from ``log_score - market_edge`` and averaged per
-    question (:func:`~leaderboard.stats.baselines.market_aggregates`). ``table``, when it holds *every*
-    eligible grade (the full rebuild), supplies those grades; otherwise one narrow binary COPY does.
-    Both give the grades in (agent, question) order, so both paths produce identical baselines.
-    """
-    if resolved is None:
-        resolved = resolution_times()
-    if table is not None:
-        binary = table.code("qtype", Question.Type.BINARY)
-        keep = table.qtype == binary if binary is not None else np.zeros(len(table), dtype=bool)
-        question = table.question[keep]
-        log_score, market_edge = table.metrics["log_score"][keep], table.metrics["market_edge"][keep]
-    else:
-        cols = _read_columns(_MARKET_FIELDS, eligible_grades().filter(forecast__question__type=Question.Type.BINARY))
-        order = np.lexsort((cols["question"], cols["agent"]))
-        question = cols["question"][order]
-        log_score, market_edge = cols["log_score"][order], cols["market_edge"][order]
-    ids, m_n, m_log, m_brier, above, tie = market_aggregates(
-        question=question, log_score=log_score, market_edge=market_edge
-    )
-    resolved_binary = [
-        (t, y)
-        for qid, (t, outcome, kind) in resolved.items()
-        if kind in (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
-        and t is not None
-        and (y := _binary_outcome(outcome)) is not None
-    ]
-    info = {
-        row[0]: row[1:]
-        for row in Question.objects.filter(pk__in=ids.tolist())
-        .order_by()
-        .values_list("id", "open_at", "track", "type", "domain", "origin", "horizon_days")
-    }
-    kept: list[int] = []
-    outcomes: list[float] = []
-    opens: list[float] = []
-    m_correct: list[float | None] = []
-    attrs: list[tuple[Any, ...]] = []
-    counts = m_n.tolist()
-    aboves, ties = above.tolist(), tie.tolist()
-    for k, qid in enumerate(ids.tolist()):
-        current = resolved.get(qid)
-        y = _binary_outcome(current[1]) if current and current[2] != Resolution.Kind.ANNUL else None
-        if y is None or qid not in info:
-            continue
-        attrs.append((*info[qid][1:], current[0] if current else None))
-        kept.append(k)
-        outcomes.append(y)
-        opens.append(info[qid][0].timestamp())
-        n = counts[k]
-        m_correct.append((aboves[k] + (ties[k] if y >= 0.5 else 0)) / n if n else None)
-    at = np.asarray(kept, dtype=np.intp)
-    has = m_n[at] > 0
-    rates = base_rates(
-        open_at=opens,
-        resolved_at=[t for t, _ in resolved_binary],
-        resolved_outcome=[y for _, y in resolved_binary],
-    )
-    return QuestionTable.build(
-        question=ids[at].tolist(),
-        outcome=outcomes,
-        base_rate=rates.tolist(),
-        market_brier=np.where(has, m_brier[at], math.nan).tolist(),
-        market_log=np.where(has, m_log[at], math.nan).tolist(),
-        market_correct=m_correct,
-        track=[a[0] for a in attrs],
-        qtype=[a[1] for a in attrs],
-        domain=[a[2] for a in attrs],
-        origin=[a[3] for a in attrs],
-        horizon_days=[a[4] for a in attrs],
-        resolved_at=[a[5] for a in attrs],
+        metrics={m: cols[m] for m in wanted},
     )
