@@ -17,15 +17,14 @@ from rest_framework.views import APIView
 from ingestion.models import Question
 from leaderboard.apis.common import ErrorSerializer
 from leaderboard.models import Agent, Grade
-from leaderboard.selectors.standings import (
-    agent_standings,
-    leaderboard_cache_key,
-    leaderboard_page,
-    normalise_sort,
-    parse_view,
-)
+from leaderboard.selectors.difficulty import DIFFICULTY_ORDERS, difficulty_list
+from leaderboard.selectors.grade_tables import METRIC_COLUMN
+from leaderboard.selectors.leaderboard import agent_standings, leaderboard_page
+from leaderboard.selectors.pairwise import pairwise_confidence
+from leaderboard.selectors.standings import leaderboard_cache_key, normalise_sort, parse_view
 from leaderboard.selectors.standings_cache import cached_for_version
-from leaderboard.stats.metrics import METRICS
+from leaderboard.stats.columns import brier_index_of
+from leaderboard.stats.metrics import METRICS, STANDINGS_VERSION
 
 _FILTERS = [
     OpenApiParameter("track", OpenApiTypes.STR, description="all (default), live or replay"),
@@ -80,12 +79,15 @@ class LeaderboardApi(APIView):
             data = {
                 "view": page.params,
                 "rank_metric": page.rank_metric or None,
+                "standings_version": page.standings_version,
+                "methods_version": STANDINGS_VERSION,
                 "columns": page.columns,
                 "count": page.total,
                 "page": page.page,
                 "pages": page.pages,
                 "computed_at": page.computed_at,
-                "results": [e.as_dict() for e in page.entries],
+                "results": [e.as_dict() for e in page.agents],
+                # The platform's baselines on this page, each with its place among the ranked agents.
                 "baselines": [e.as_dict() for e in page.baselines],
             }
             if not as_json:
@@ -122,16 +124,20 @@ class AgentApi(APIView):
                 "track": s.track,
                 "contamination_filter": s.contamination_filter,
                 "rank": s.rank,
+                "rank_metric": s.rank_metric or None,
                 "provisional": s.provisional,
                 "n": s.n,
                 "brier_lo": s.brier_lo,
                 "brier_hi": s.brier_hi,
                 "brier_index": s.brier_index,
+                "brier_adjusted_index": brier_index_of(s.brier_adjusted),
+                "standings_version": s.standings_version,
                 **{m: getattr(s, m) for m in METRICS},
                 **{f"{m}_n": getattr(s, f"{m}_n") for m in METRICS},
             }
             for s in agent_standings(agent=agent)
         ]
+        pairs = cached_for_version(f"agent-pairs:{agent.pk}", lambda: pairwise_confidence(agent=agent))
         revealed = (
             Grade.objects.filter(forecast__agent=agent, is_current=True, counts=True)
             .filter(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED])
@@ -146,7 +152,8 @@ class AgentApi(APIView):
                 "void": g.void,
                 "contaminated": g.contaminated,
                 "correct": g.correct,
-                **{m: getattr(g, m) for m in METRICS if m != "accuracy"},
+                # every per-grade score the standings read (named as they are there; second-level F1 0-100)
+                **{m: getattr(g, m) for m in METRIC_COLUMN if m != "accuracy"},
             }
             for g in revealed
         ]
@@ -161,6 +168,66 @@ class AgentApi(APIView):
                 "cutoff_declared": agent.knowledge_cutoff is not None,
                 "tools": agent.tools_description,
                 "standings": standings,
+                # Against its neighbours in the ranking: the share of bootstrap resamples of their
+                # shared questions in which this agent's mean Brier is lower.
+                "pairwise": [p.as_dict() for p in pairs],
                 "recent_grades": grades,
             }
         )
+
+
+class QuestionDifficultyApi(APIView):
+    """The question difficulties of the standings' fixed-effects fit (ForecastBench's question effects)."""
+
+    authentication_classes: list[Any] = []
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("contamination", OpenApiTypes.STR, description="on (default) or off"),
+            OpenApiParameter("order", OpenApiTypes.STR, description="hardest (default), easiest or question"),
+            OpenApiParameter("page", OpenApiTypes.INT),
+            OpenApiParameter("page_size", OpenApiTypes.INT, description="1..1000 (default 100)"),
+        ],
+        responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer},
+        tags=["leaderboard"],
+    )
+    def get(self, request: Request) -> Response:
+        contamination = (request.query_params.get("contamination") or "on").strip()
+        if contamination not in ("on", "off"):
+            raise exceptions.ValidationError({"contamination": "contamination is 'on' (default) or 'off'."})
+        order = (request.query_params.get("order") or "hardest").strip()
+        if order not in DIFFICULTY_ORDERS:
+            raise exceptions.ValidationError({"order": f"order is one of {', '.join(DIFFICULTY_ORDERS)}."})
+        number = _int(request, "page", 1, 1, 10**6)
+        size = _int(request, "page_size", 100, 1, 1000)
+
+        def build() -> dict[str, Any]:
+            rows = difficulty_list(contamination_filter=contamination == "on", order=order)
+            total = rows.count()
+            pages = max(1, -(-total // size))
+            page = min(number, pages)
+            return {
+                "contamination_filter": contamination == "on",
+                "order": order,
+                "count": total,
+                "page": page,
+                "pages": pages,
+                "results": [
+                    {
+                        "question": d.question_id,
+                        "title": d.question.title,
+                        "type": d.question.type,
+                        "track": d.question.track,
+                        "difficulty": d.effect,
+                        "agents": d.agents,
+                        "mean_brier": d.mean_brier,
+                        "standings_version": d.standings_version,
+                        "computed_at": d.computed_at,
+                    }
+                    for d in rows[(page - 1) * size : page * size]
+                ],
+            }
+
+        key = f"difficulty-api:{contamination}:{order}:{number}:{size}"
+        return Response(cached_for_version(key, build))
