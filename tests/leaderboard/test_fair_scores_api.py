@@ -89,3 +89,15 @@ def test_question_difficulties_are_published(http, world) -> None:
     assert len(exported) == 12 and {"question_id", "difficulty", "agents", "mean_brier"} <= set(exported[0])
     document = http.get("/data/question-difficulty.json").json()
     assert "difficulty" in document["columns"] and len(document["question-difficulty"]) == 12
+
+
+def test_views_computed_on_request_use_the_published_difficulties(http, world) -> None:
+    body = http.get("/api/v1/leaderboard/", params={"track": "live", "domain": "politics", "type": "binary"}).json()
+    rows = {r["agent"]: r for r in body["results"]}
+    assert body["rank_metric"] == "brier_adjusted" and rows["sharp-falcon"]["rank"] == 1
+    effects = dict(QuestionDifficulty.objects.filter(contamination_filter=True).values_list("question_id", "effect"))
+    politics = [q for q in world.live if q.domain == "politics"]
+    sharp = Grade.objects.filter(forecast__agent=world.agents[0], forecast__question__in=politics)
+    expected = sum(g.brier - effects[g.forecast.question_id] for g in sharp) / len(politics)
+    assert rows["sharp-falcon"]["brier_adjusted"] == pytest.approx(expected)
+    assert sum(r["peer_score"] for r in rows.values()) == pytest.approx(0.0, abs=1e-9)
