@@ -40,7 +40,8 @@ from leaderboard.selectors.standings import METRIC_LABELS
 from leaderboard.services.predictions import PROBABILITY_SUM_TOLERANCE
 from leaderboard.stats import bootstrap, ranking
 from leaderboard.stats.baselines import BASELINE_LABELS, BASELINES
-from leaderboard.stats.metrics import LOWER_IS_BETTER, METRICS, RANK_METRICS
+from leaderboard.stats.metrics import LOWER_IS_BETTER, METRICS, RANK_METRICS, STANDINGS_VERSION
+from leaderboard.stats.pairwise import PAIRWISE_RESAMPLES
 from leaderboard.stats.views import HORIZON_BUCKETS, HORIZON_LABELS
 
 TEMPLATE: Final = "leaderboard/methods.md"
@@ -146,6 +147,11 @@ def methods_context(*, html: bool) -> dict[str, Any]:
         "exact_below": bootstrap.EXACT_BELOW,
         "min_n": _mark("min-n", settings.HINDSIGHT_MIN_RANKED_N, html=html, tag="strong"),
         "rank_metrics": [METRIC_LABELS[m] for m in RANK_METRICS],
+        "rank_metrics_fallback": [METRIC_LABELS[m] for m in RANK_METRICS if m != ranking.ADJUSTED],
+        "min_sharing_agents": ranking.MIN_SHARING_AGENTS,
+        "min_n_value": settings.HINDSIGHT_MIN_RANKED_N,
+        "pairwise_resamples": f"{PAIRWISE_RESAMPLES:,}",
+        "standings_version": _mark("standings-version", STANDINGS_VERSION, html=html, tag="code"),
         "metrics": [(m, METRIC_LABELS[m], "lower" if m in LOWER_IS_BETTER else "higher") for m in METRICS],
         "horizons": [(b, HORIZON_LABELS[b]) for b, _ in HORIZON_BUCKETS],
         "baselines": {b: BASELINE_LABELS[b] for b in BASELINES},
