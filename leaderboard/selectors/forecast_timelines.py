@@ -62,10 +62,12 @@ def attach_time_averages(table: GradeTable, resolved: Mapping[int, tuple[float |
     if agents.size <= 1000:
         forecasts = forecasts.filter(agent_id__in=agents.tolist())
     cols = read_columns(_TIMELINE_FIELDS, forecasts)
-    known = np.isin(cols["question"], np.asarray(list(info), dtype=np.int64))
+    ids = np.asarray(sorted(info), dtype=np.int64)
+    known = np.isin(cols["question"], ids)
     cols = {name: values[known] for name, values in cols.items()}
-    opens = np.asarray([info[q][2].timestamp() for q in cols["question"].tolist()], dtype=np.float64)
-    closes = np.asarray([info[q][3].timestamp() for q in cols["question"].tolist()], dtype=np.float64)
+    at = np.searchsorted(ids, cols["question"])
+    opens = np.asarray([info[q][2].timestamp() for q in ids.tolist()], dtype=np.float64)[at]
+    closes = np.asarray([info[q][3].timestamp() for q in ids.tolist()], dtype=np.float64)[at]
     score = _timeline_scores(table, cols, closes, info, resolved)
     time_brier, coverage = record_time_averages(
         table.agent,

@@ -76,20 +76,25 @@ METRIC_FORMAT: Final = {
     "second_level_f1": "share",
     "open_f1": "share",
 }
-# The table's columns: the main ones fit a laptop screen; the others come with "more columns".
-# KER coverage and time coverage are shown inside the KER and time-averaged Brier cells.
-MAIN_COLUMNS: Final = (
+# The table's columns in order: the main ones fit a laptop screen; the others come with "more
+# columns" and sit with the outcome scores. KER coverage and time coverage are shown inside the KER
+# and time-averaged Brier cells.
+COLUMN_ORDER: Final = (
     "brier_adjusted",
     "brier",
     "peer_score",
     "accuracy",
     "second_level_f1",
     "open_f1",
+    "log_score",
+    "time_brier",
+    "market_edge",
     "source_precision",
     "leaks",
     "key_event_recall",
 )
 MORE_COLUMNS: Final = ("log_score", "time_brier", "market_edge")
+MAIN_COLUMNS: Final = tuple(m for m in COLUMN_ORDER if m not in MORE_COLUMNS)
 
 
 @dataclass
@@ -283,6 +288,7 @@ def filter_choices() -> dict[str, list[tuple[str, str]]]:
 
 
 __all__ = [
+    "COLUMN_ORDER",
     "LOWER_IS_BETTER",
     "MAIN_COLUMNS",
     "METRIC_FORMAT",

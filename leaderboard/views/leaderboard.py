@@ -18,8 +18,8 @@ from django.utils.safestring import mark_safe
 from leaderboard import charts
 from leaderboard.selectors.leaderboard import leaderboard_all, leaderboard_page
 from leaderboard.selectors.standings import (
+    COLUMN_ORDER,
     LOWER_IS_BETTER,
-    MAIN_COLUMNS,
     METRIC_FORMAT,
     METRIC_HELP,
     METRIC_LABELS,
@@ -131,8 +131,7 @@ def _leaderboard_context(request: HttpRequest, view: View) -> dict[str, Any]:
         (e, mark_safe(charts.interval_bar(e.brier_lo, e.values.get("brier"), e.brier_hi, scale_max=scale, width=80)))
         for e in page.entries
     ]
-    wanted = [*MAIN_COLUMNS, *(MORE_COLUMNS if more else ())]
-    shown = [m for m in wanted if m in page.columns]
+    shown = [m for m in COLUMN_ORDER if m in page.columns and (more or m not in MORE_COLUMNS)]
     # The rank metric leads the table.
     if page.rank_metric in shown:
         shown.remove(page.rank_metric)
