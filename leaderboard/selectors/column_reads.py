@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import psycopg
+from django.core.exceptions import EmptyResultSet
 from django.db import connection, transaction
 from django.db.models import F, Max, Min
 
@@ -81,6 +82,10 @@ def columns_sql(
 def read_columns(fields: Sequence[Field], queryset: Any) -> dict[str, npt.NDArray[Any]]:
     """The ``fields`` of the rows of ``queryset`` as native numpy arrays (row order unspecified)."""
     out: dict[str, npt.NDArray[Any]] = {}
+    try:
+        columns_sql(fields, queryset)
+    except EmptyResultSet:  # the queryset can hold no row (an empty IN list, say)
+        return {name: np.zeros(0, dtype=np.dtype(dtype).newbyteorder("=")) for name, _, _, dtype in fields}
     if connection.vendor != "postgresql":
         sql, params = columns_sql(fields, queryset)
         with connection.cursor() as cursor:

@@ -81,23 +81,24 @@ _COMPANIONS = {"key_event_recall": "ker_coverage", "time_brier": "time_coverage"
 
 @register.simple_tag
 def metric_cell(entry: Entry, metric: str) -> str:
-    """One table cell: the value, its n when it differs from the row's ranking n, and for KER and the
-    time-averaged Brier their coverage."""
+    """One table cell: the value and its n when that differs from the row's ranking n; under it, for
+    the adjusted Brier its Brier Index, for KER and the time-averaged Brier their coverage."""
     value = entry.values.get(metric)
     n = entry.counts.get(metric, 0)
-    extra = ""
+    sub = ""
     companion = _COMPANIONS.get(metric)
     if companion and entry.values.get(companion) is not None:
-        extra = format_html(
-            ' <span class="muted" title="{}">cov {}</span>',
-            f"{METRIC_LABELS[companion]}: {METRIC_HELP[companion]}",
+        sub = format_html(
+            '<small class="sub" title="{}: {}">cov {}</small>',
+            METRIC_LABELS[companion],
+            METRIC_HELP[companion],
             metric_text(entry.values.get(companion), companion),
         )
     if value is None:
-        return format_html('<td class="num muted">—{}</td>', extra)
+        return format_html('<td class="num muted">—{}</td>', sub)
     if metric == "brier_adjusted" and entry.brier_adjusted_index is not None:
-        extra = format_html(
-            ' <span class="muted" title="Brier Index of the adjusted Brier: 100 x (1 - sqrt)">BI {}</span>',
+        sub = format_html(
+            '<small class="sub" title="Brier Index of the adjusted Brier: 100 x (1 - its square root)">BI {}</small>',
             f"{entry.brier_adjusted_index:.1f}",
         )
     counted = "" if n == entry.rank_n else format_html(' <span class="muted" title="questions">n={}</span>', n)
@@ -106,8 +107,8 @@ def metric_cell(entry: Entry, metric: str) -> str:
         METRIC_LABELS[metric],
         n,
         metric_text(value, metric),
-        extra,
         counted,
+        sub,
     )
 
 
