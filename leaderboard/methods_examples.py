@@ -298,7 +298,7 @@ def _rows(records: list[dict[str, Any]], view: View | None = None) -> dict[int, 
     stats = {flag: table_question_stats(table, flag, table_difficulty(table, flag)) for flag in (True, False)}
     attach_relative_scores(table, stats)
     result = compute_views(table, QuestionTable.empty(), [view or View()], min_n=1, stats=stats)[0]
-    return {r.agent_id: r for r in result.rows}
+    return {r.agent_id or 0: r for r in result.rows}
 
 
 def fair_examples() -> dict[str, Any]:

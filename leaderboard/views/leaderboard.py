@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -111,7 +112,7 @@ def _column(metric: str) -> dict[str, Any]:
     }
 
 
-def _groups(metrics: list[str]) -> list[tuple[str, int]]:
+def _groups(metrics: Sequence[str]) -> list[tuple[str, int]]:
     """(axis, number of consecutive columns) for the group header row."""
     out: list[tuple[str, int]] = []
     for metric in metrics:

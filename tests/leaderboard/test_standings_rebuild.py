@@ -8,10 +8,11 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from ingestion.models import Question
 from leaderboard.models import Grade, QuestionDifficulty, Standing
 from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
 from tests.factories import QuestionFactory
-from tests.leaderboard.standings_data import build_world, grade, resolve
+from tests.leaderboard.standings_data import World, build_world, grade, resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -110,8 +111,8 @@ def test_incremental_update_matches_full_rebuild(settings) -> None:
     assert view_rows(domain="science")["dull-falcon"].n == 1
 
 
-def test_incremental_difficulty_of_a_shared_question_is_close_to_the_refit(settings) -> None:
-    settings.HINDSIGHT_MIN_RANKED_N = 2
+def _late_shared_question() -> tuple[World, Question]:
+    """The small world, rebuilt, then a new question two agents answered, refreshed incrementally."""
     world = build_world()
     standings_rebuild()
     q = QuestionFactory(title="late shared", open_at=world.live[-1].open_at + timedelta(days=5))
@@ -119,6 +120,12 @@ def test_incremental_difficulty_of_a_shared_question_is_close_to_the_refit(setti
     grade(world.agents[0], q, 0.7, outcome=True)
     grade(world.agents[1], q, 0.2, outcome=True)
     standings_update_for_questions(question_ids=[q.pk])
+    return world, q
+
+
+def test_incremental_difficulty_of_a_shared_question_is_close_to_the_refit(settings) -> None:
+    settings.HINDSIGHT_MIN_RANKED_N = 2
+    _, q = _late_shared_question()
     estimated = QuestionDifficulty.objects.get(question=q, contamination_filter=True).effect
     incremental = {s.agent_id: (s.rank, s.brier_adjusted) for s in view_rows().values() if s.agent_id}
     standings_rebuild()
@@ -133,13 +140,7 @@ def test_incremental_difficulty_of_a_shared_question_is_close_to_the_refit(setti
 
 def test_incremental_scores_use_the_published_difficulties(settings) -> None:
     settings.HINDSIGHT_MIN_RANKED_N = 2
-    world = build_world()
-    standings_rebuild()
-    q = QuestionFactory(title="late shared", open_at=world.live[-1].open_at + timedelta(days=5))
-    resolve(q, True, q.open_at + timedelta(days=3))
-    grade(world.agents[0], q, 0.7, outcome=True)
-    grade(world.agents[1], q, 0.2, outcome=True)
-    standings_update_for_questions(question_ids=[q.pk])
+    world, q = _late_shared_question()
     effects = dict(QuestionDifficulty.objects.filter(contamination_filter=True).values_list("question_id", "effect"))
     sharp = world.agents[0]
     residuals = [
