@@ -467,7 +467,11 @@ def main() -> None:
 
             bump_standings_version()
             figures["cold_ms"] = {"page": cold_latency(base, pages), "api": cold_latency(base, apis)}
-            figures["gunicorn"] = {"workers": args.workers, "threads": args.threads, "worker_class": "gthread"}
+            figures["gunicorn"] = {
+                "workers": args.workers,
+                "threads": args.threads,
+                "worker_class": "config.asgi_worker.UvicornWorker",
+            }
             before = load_average()
             figures["leaderboard_page"] = {
                 **readers(base, pages, args.concurrency, args.requests),

@@ -1,8 +1,9 @@
 """Benchmark of forecast submission through the API.
 
 Migrates the database named by DATABASE_URL (PostgreSQL), loads N agents (one token each) and N
-open live binary questions, starts gunicorn (production settings) on a free loopback port against
-that database, and measures over real HTTP:
+open live binary questions, starts the production command (gunicorn with uvicorn workers on
+config.asgi, production settings) on a free loopback port against that database, and measures over
+real HTTP:
 
 - in process (Django's test client, no HTTP): database statements and wall/CPU ms per submission;
 - single endpoint paced at --rate requests/s (default 50), open loop: request i is due at
@@ -117,14 +118,10 @@ def setup(n_agents: int, n_questions: int) -> tuple[list[str], list[int], list[i
 
 
 def start_gunicorn(
-    port: int,
-    workers: int,
-    threads: int,
-    worker_class: str = "gthread",
-    *,
-    probe_path: str = "/api/v1/questions/?limit=1",
+    port: int, workers: int, threads: int, *, probe_path: str = "/api/v1/questions/?limit=1"
 ) -> subprocess.Popen[bytes]:
-    """gunicorn in production settings on 127.0.0.1:``port``, once ``probe_path`` answers 200."""
+    """The README's production command on 127.0.0.1:``port`` (gunicorn, uvicorn workers, config.asgi,
+    production settings, ``threads`` site threads per worker), once ``probe_path`` answers 200."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
@@ -134,18 +131,17 @@ def start_gunicorn(
         # The limiter still runs (one Redis increment per request); the budget just never runs out.
         "HINDSIGHT_RATE_LIMIT_REQUESTS": "1000000000",
         "PYTHONPATH": f"{ROOT}:{ROOT / 'platform'}",
+        "HINDSIGHT_SITE_THREADS": str(threads),
     }
     cmd = [
         str(Path(sys.executable).parent / "gunicorn"),
-        "config.wsgi",
+        "config.asgi:application",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",
         str(workers),
         "--worker-class",
-        worker_class,
-        "--threads",
-        str(threads),
+        "config.asgi_worker.UvicornWorker",
         "--log-level",
         "warning",
     ]
@@ -408,13 +404,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="clients in the unpaced single phase")
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--batch-forecasts", type=int, default=10_000, help="forecasts sent through batch")
-    # 2 * cores + 1 threaded workers rather than one sync worker per core: requests wait on PostgreSQL
-    # and Redis, so threads keep up with the offered rate where sync workers fall behind, and more
-    # runnable threads get a larger share of a busy machine.
+    # 2 * cores + 1 workers, each running the site in threads: requests wait on PostgreSQL and Redis,
+    # so threads keep up with the offered rate, and more runnable threads get a larger share of a
+    # busy machine.
     cores = os.cpu_count() or 2
     parser.add_argument("--workers", type=int, default=2 * cores + 1, help="gunicorn worker processes")
-    parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")
-    parser.add_argument("--worker-class", default="gthread", help="gunicorn worker class (sync, gthread)")
+    parser.add_argument("--threads", type=int, default=2, help="site threads per worker (HINDSIGHT_SITE_THREADS)")
     parser.add_argument("--skip-in-process", action="store_true", help="skip the in-process round-trip count")
     args = parser.parse_args()
 
@@ -429,7 +424,7 @@ def main() -> None:
     keys, questions, agent_ids = setup(args.agents, args.questions)
     inproc = None if args.skip_in_process else in_process(keys, questions, 200)
     port = free_port()
-    proc = start_gunicorn(port, args.workers, args.threads, args.worker_class)
+    proc = start_gunicorn(port, args.workers, args.threads)
     base = f"http://127.0.0.1:{port}"
     try:
         warm_up(base, keys, questions, 30 * args.workers, min(args.client_threads, 4))
@@ -452,7 +447,12 @@ def main() -> None:
                 "database": "postgresql",
                 "agents": args.agents,
                 "questions": args.questions,
-                "gunicorn": {"workers": args.workers, "threads": args.threads, "worker_class": args.worker_class},
+                "gunicorn": {
+                    "workers": args.workers,
+                    "threads": args.threads,
+                    "worker_class": "config.asgi_worker.UvicornWorker",
+                    "app": "config.asgi",
+                },
                 "cpu_count": os.cpu_count(),
                 "in_process": inproc,
                 "single_paced_runs": paced_runs,

@@ -12,14 +12,13 @@ from endpoints.models import Delivery, DeliveryAttempt
 from endpoints.selectors import delivery_log_for_agent
 from endpoints.services.deliveries import delivery_request
 from endpoints.tasks import dispatch_deliveries
-from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception, paginated
+from leaderboard.apis.common import ErrorSerializer, IsAgent, PageQuery, api_exception, id_field, page_of, paginated
 from leaderboard.authentication import request_agent
 from leaderboard.services.errors import ServiceError
-from leaderboard.throttling import TokenRateThrottle
 
 
 class DeliveryInputSerializer(serializers.Serializer):
-    question = serializers.IntegerField(min_value=1, help_text="A live question taking forecasts, or a replay one.")
+    question = id_field("A live question taking forecasts, or a replay one.")
 
 
 class DeliveryAttemptOutputSerializer(serializers.ModelSerializer):
@@ -54,11 +53,11 @@ class DeliveryOutputSerializer(serializers.ModelSerializer):
 
 class DeliveryListRequestApi(APIView):
     permission_classes = [IsAgent]
-    throttle_classes = [TokenRateThrottle]
 
     @extend_schema(
         operation_id="deliveries_list",
-        responses={200: DeliveryOutputSerializer(many=True), 401: ErrorSerializer},
+        parameters=[PageQuery],
+        responses={200: page_of(DeliveryOutputSerializer, "DeliveryPage"), 401: ErrorSerializer},
         summary="Your agent's deliveries (questions sent to its endpoint), newest first, with every attempt",
     )
     def get(self, request: Request) -> Response:

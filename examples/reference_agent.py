@@ -1,17 +1,21 @@
-"""Hindsight's reference agent: a small, complete forecasting agent that uses only the public API.
+"""Hindsight's reference agent: a small, complete forecasting agent on the public API, written with
+the Python client package (``pip install ./clients/python``; ``import hindsight_client``).
 
 What it does, for every question it is offered:
 
-1. lists open live questions and replay questions (``GET /api/v1/questions/``);
-2. for a replay question opens its replay session (``POST /api/v1/replays/``): every evidence call
-   made with the session is answered as of the session's simulated date, never later;
-3. searches the archive (``GET /api/v1/evidence/articles/?q=...``) and reads the best hits
-   (``GET /api/v1/evidence/articles/{id}/``); for relation questions it also queries structured
-   events, and for market questions the price history;
+1. lists the questions it will forecast (``Client.questions``): by default the ones with an
+   evidence corpus — the sample world's first, replay before live — and not an imported question set
+   such as ForecastBench's (those have no articles to read; ``--include-imported`` adds them);
+   questions whose outcome is already public are skipped (nothing is left to forecast);
+2. for a replay question opens its replay session (``Client.open_replay``): every evidence call made
+   with the session is answered as of the session's simulated date, never later;
+3. searches the archive (``Client.search_articles``) and reads the best hits (``Client.read_article``);
+   for relation questions it also queries structured events, and for choice questions the market
+   price history;
 4. builds a forecast graph from what it read: one event per story (near-duplicate headlines merged),
    linked in date order;
 5. forecasts, and submits the forecast with its sources (the articles it read), a rationale and the
-   graph (``POST /api/v1/forecasts/``), with an idempotency key so a rerun submits nothing twice.
+   graph (``Client.submit_forecast``), with an idempotency key so a rerun submits nothing twice.
 
 Two modes:
 
@@ -24,10 +28,8 @@ Two modes:
 
 Usage::
 
-    python examples/reference_agent.py --base-url http://127.0.0.1:8000 --token <TOKEN> [--mode offline|llm]
-        [--track live|replay|all] [--limit N]
-
-Only ``httpx`` (and ``openai`` for the LLM mode) are needed; nothing from Hindsight is imported.
+    python examples/reference_agent.py --base-url http://127.0.0.1:8000 --token <TOKEN>
+        [--mode offline|llm] [--track live|replay|all] [--limit N] [--include-imported] [--wait MINUTES]
 """
 
 from __future__ import annotations
@@ -39,224 +41,55 @@ import math
 import os
 import re
 import sys
+import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
+from hindsight_client import (
+    ApiError,
+    Article,
+    Client,
+    Event,
+    Forecast,
+    InvalidRequest,
+    NotFound,
+    PriceHistory,
+    Question,
+    ReplaySession,
+)
 
-# A self-contained copy on purpose: this script talks to Hindsight over HTTP only and must run
-# without the project installed, so it cannot import the project's stop-word list (ingestion/text.py).
+# A self-contained copy on purpose: this script needs only the client package (hindsight_client), not
+# the project, so it cannot import the project's stop-word list (ingestion/text.py). Word lists as text.
 STOPWORDS = set(
-    [
-        "a",
-        "about",
-        "after",
-        "all",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "before",
-        "between",
-        "by",
-        "can",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "has",
-        "have",
-        "how",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "over",
-        "that",
-        "the",
-        "their",
-        "this",
-        "to",
-        "towards",
-        "under",
-        "until",
-        "was",
-        "what",
-        "when",
-        "which",
-        "while",
-        "who",
-        "will",
-        "with",
-        "would",
-        "fictional",
-        "coded",
-        "take",
-        "month",
-        "many",
-        "open",
-        "report",
-    ]
+    """a about after all an and any are as at be before between by can did do does for from has have how in
+    into is it its of on or over that the their this to towards under until was what when which while who
+    will with would fictional coded take month many open report""".split()  # noqa: SIM905
 )
 GOOD = set(
-    [
-        "approve",
-        "approves",
-        "approved",
-        "pass",
-        "passes",
-        "win",
-        "wins",
-        "won",
-        "agree",
-        "agrees",
-        "agreed",
-        "launch",
-        "launches",
-        "launched",
-        "confirm",
-        "confirms",
-        "confirmed",
-        "sign",
-        "signs",
-        "signed",
-        "succeed",
-        "succeeds",
-        "success",
-        "complete",
-        "completes",
-        "completed",
-        "secure",
-        "secures",
-        "secured",
-        "back",
-        "backs",
-        "backed",
-        "endorse",
-        "endorses",
-        "endorsed",
-        "clear",
-        "clears",
-        "cleared",
-        "accept",
-        "accepts",
-        "accepted",
-        "grant",
-        "grants",
-        "granted",
-        "finish",
-        "finishes",
-        "ahead",
-        "early",
-        "gain",
-        "gains",
-        "gains",
-        "leads",
-        "lead",
-        "surge",
-        "surges",
-        "reopen",
-        "reopens",
-        "praise",
-        "praises",
-        "cooperation",
-        "aid",
-        "deal",
-        "passes",
-        "record",
-    ]
+    """approve approves approved pass passes win wins won agree agrees agreed launch launches launched
+    confirm confirms confirmed sign signs signed succeed succeeds success complete completes completed
+    secure secures secured back backs backed endorse endorses endorsed clear clears cleared accept accepts
+    accepted grant grants granted finish finishes ahead early gain gains leads lead surge surges reopen
+    reopens praise praises cooperation aid deal record""".split()  # noqa: SIM905
 )
 BAD = set(
-    [
-        "reject",
-        "rejects",
-        "rejected",
-        "fail",
-        "fails",
-        "failed",
-        "delay",
-        "delays",
-        "delayed",
-        "block",
-        "blocks",
-        "blocked",
-        "oppose",
-        "opposes",
-        "opposed",
-        "halt",
-        "halts",
-        "halted",
-        "strike",
-        "withdraw",
-        "withdraws",
-        "withdrawn",
-        "refuses",
-        "refuse",
-        "warn",
-        "warns",
-        "suspend",
-        "suspends",
-        "stall",
-        "stalls",
-        "stalled",
-        "postpone",
-        "postpones",
-        "postponed",
-        "cancel",
-        "cancels",
-        "cancelled",
-        "shortage",
-        "slows",
-        "cracks",
-        "flood",
-        "scandal",
-        "slips",
-        "gaffe",
-        "accuses",
-        "threatens",
-        "sanctions",
-        "detains",
-        "denounces",
-        "defies",
-        "closes",
-        "closure",
-        "misses",
-        "loses",
-        "drop",
-        "drops",
-        "cut",
-        "cuts",
-    ]
+    """reject rejects rejected fail fails failed delay delays delayed block blocks blocked oppose opposes
+    opposed halt halts halted strike withdraw withdraws withdrawn refuses refuse warn warns suspend suspends
+    stall stalls stalled postpone postpones postponed cancel cancels cancelled shortage slows cracks flood
+    scandal slips gaffe accuses threatens sanctions detains denounces defies closes closure misses loses
+    drop drops cut cuts""".split()  # noqa: SIM905
 )
 MONTHS = {
-    m: i
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
+    name: number
+    for number, name in enumerate(
+        "january february march april may june july august september october november december".split(),  # noqa: SIM905
         1,
     )
 }
+# Questions with an evidence corpus to read; "imported" sets (ForecastBench) are graded on outcome only.
+CORPUS_ORIGINS = ("sample", "admin", "market", "news")
 
 
 def words(text: str) -> list[str]:
@@ -270,53 +103,29 @@ def cue_balance(text: str) -> int:
 
 @dataclass
 class Evidence:
-    articles: list[dict[str, Any]] = field(default_factory=list)  # read in full
-    events: list[dict[str, Any]] = field(default_factory=list)  # structured events (relation)
-    prices: list[dict[str, Any]] = field(default_factory=list)  # market price history
+    articles: list[Article] = field(default_factory=list)  # read in full
+    events: list[Event] = field(default_factory=list)  # structured events (relation questions)
+    prices: PriceHistory | None = None  # market price history (choice questions)
 
 
-class Hindsight:
-    """The public API, as a thin httpx client."""
-
-    def __init__(self, base_url: str, token: str) -> None:
-        self.http = httpx.Client(
-            base_url=base_url.rstrip("/") + "/api/v1", headers={"Authorization": f"Token {token}"}, timeout=60
-        )
-
-    def questions(self, **filters: str) -> list[dict[str, Any]]:
-        found, offset = [], 0
-        while True:
-            page = self.http.get("/questions/", params={**filters, "limit": 50, "offset": offset}).raise_for_status()
-            body = page.json()
-            results = body["results"] if isinstance(body, dict) else body
-            found.extend(results)
-            if not isinstance(body, dict) or not body.get("next"):
-                return found
-            offset += len(results)
-
-    def open_session(self, question_id: int) -> dict[str, Any]:
-        return self.http.post("/replays/", json={"question": question_id}).raise_for_status().json()
-
-    def gather(self, question: dict[str, Any], scope: dict[str, Any], read: int = 8) -> Evidence:
-        evidence = Evidence()
-        query = " or ".join(dict.fromkeys(words(question["title"])))
-        hits = self.http.get("/evidence/articles/", params={"q": query, "limit": 20, **scope}).raise_for_status()
-        for hit in hits.json()["results"][:read]:
-            article = self.http.get(f"/evidence/articles/{hit['id']}/", params=scope)
-            if article.status_code == 200:
-                evidence.articles.append(article.json())
-        if question["type"] == "relation":
-            params = {"subject": question["subject"], "object": question["object"], "limit": 100, **scope}
-            evidence.events = self.http.get("/evidence/events/", params=params).raise_for_status().json()["events"]
-        if question["type"] in ("binary", "multiple_choice"):
-            session = {"session": scope["session"]} if "session" in scope else {}
-            prices = self.http.get(f"/evidence/prices/{question['id']}/", params=session)
-            if prices.status_code == 200:
-                evidence.prices = prices.json()["prices"]
-        return evidence
-
-    def submit(self, forecast: dict[str, Any]) -> httpx.Response:
-        return self.http.post("/forecasts/", json=forecast)
+def gather(hs: Client, question: Question, session: ReplaySession | None, read: int = 8) -> Evidence:
+    """Search, read the best hits, and add events or prices: all as of the session's date (or now)."""
+    scope: dict[str, Any] = {"session": session} if session else {"question": question}
+    evidence = Evidence()
+    query = " or ".join(dict.fromkeys(words(question.title)))
+    for hit in hs.search_articles(query, limit=20, **scope).results[:read]:
+        try:
+            evidence.articles.append(hs.read_article(hit.id, **scope))
+        except NotFound:  # gone since the search
+            continue
+    if question.type == "relation":
+        evidence.events = hs.events(subject=question.subject, object=question.object, limit=100, **scope).events
+    if question.type in ("binary", "multiple_choice"):
+        try:
+            evidence.prices = hs.prices(question, session=session)
+        except ApiError:
+            evidence.prices = None
+    return evidence
 
 
 # ------------------------------------------------------------------------------------ the graph
@@ -326,20 +135,18 @@ def forecast_graph(evidence: Evidence, limit: int = 12) -> dict[str, Any]:
     """One event per story, near-duplicate headlines merged, chained in date order."""
     events: list[dict[str, Any]] = []
     seen: list[set[str]] = []
-    for article in sorted(evidence.articles, key=lambda a: a["published_at"]):
-        tokens = set(
-            words(re.sub(r"^(update|breaking):\s*|, sources say$| - analysis$", "", article["title"], flags=re.I))
-        )
+    for article in sorted(evidence.articles, key=lambda a: a.published_at):
+        title = re.sub(r"^(update|breaking):\s*|, sources say$| - analysis$", "", article.title, flags=re.I)
+        tokens = set(words(title))
         if any(len(tokens & s) / max(1, len(tokens | s)) >= 0.5 for s in seen):
             continue
         seen.append(tokens)
-        title = re.sub(r"^(Update|Breaking):\s*|, sources say$| - analysis$", "", article["title"])
         events.append(
             {
                 "id": f"e{len(events) + 1}",
                 "title": title,
-                "description": article.get("summary", "")[:300],
-                "date": article["published_at"][:10],
+                "description": article.summary[:300],
+                "date": article.published_at.date().isoformat(),
             }
         )
     events = events[-limit:]
@@ -359,22 +166,13 @@ def forecast_graph(evidence: Evidence, limit: int = 12) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------ offline forecasts
 
 
-def _latest_prices(evidence: Evidence) -> dict[str, float]:
-    latest: dict[str, tuple[str, float]] = {}
-    for point in evidence.prices:
-        if point["outcome"] not in latest or point["time"] >= latest[point["outcome"]][0]:
-            latest[point["outcome"]] = (point["time"], point["probability"])
-    return {o: p for o, (_, p) in latest.items()}
-
-
-def offline_prediction(question: dict[str, Any], evidence: Evidence) -> tuple[dict[str, Any], str]:
-    qtype = question["type"]
-    headlines = [a["title"] for a in evidence.articles]
+def offline_prediction(question: Question, evidence: Evidence) -> tuple[dict[str, Any], str]:
+    headlines = [a.title for a in evidence.articles]
     balance = sum(cue_balance(h) for h in headlines)
-    if qtype == "binary":
-        adverse = cue_balance(question["title"]) < 0
+    market = evidence.prices.latest() if evidence.prices else {}
+    if question.type == "binary":
+        adverse = cue_balance(question.title) < 0
         p = 1 / (1 + math.exp(-0.35 * (-balance if adverse else balance)))
-        market = _latest_prices(evidence)
         yes = market.get("Yes", market.get("YES"))
         if yes is not None:
             p = (p + yes) / 2
@@ -382,46 +180,43 @@ def offline_prediction(question: dict[str, Any], evidence: Evidence) -> tuple[di
         return {"probability": round(p, 3)}, f"News balance {balance:+d} over {len(headlines)} articles" + (
             f", market at {yes:.2f}" if yes is not None else ""
         )
-    if qtype == "multiple_choice":
-        options = question["options"]
+    if question.type == "multiple_choice":
+        options = question.options
         score = Counter({o: 0.0 for o in options})
         for h in headlines:
             for o in options:
                 if o.lower() in h.lower():
                     score[o] += 1 if cue_balance(h) >= 0 else -1
         weights = {o: math.exp(0.6 * score[o]) for o in options}
-        market = _latest_prices(evidence)
         if all(o in market for o in options):
             weights = {o: weights[o] / sum(weights.values()) + market[o] for o in options}
         total = sum(weights.values())
-        probs = {o: weights[o] / total for o in options}
-        probs = {o: round(v, 4) for o, v in probs.items()}
+        probs = {o: round(weights[o] / total, 4) for o in options}
         probs[options[0]] = round(1 - sum(v for o, v in probs.items() if o != options[0]), 4)
         return {"probabilities": probs}, "Mentions weighted by good and bad news" + (
             " and market prices" if market else ""
         )
-    if qtype == "quantity":
-        numbers = [float(n.replace(" ", "")) for n in re.findall(r"\d[\d ]{2,}\d", question.get("background", ""))]
+    if question.type == "quantity":
+        numbers = [float(n.replace(" ", "")) for n in re.findall(r"\d[\d ]{2,}\d", question.background)]
         base = numbers[0] if numbers else 100.0
         value = round(base * (1 + 0.04 * max(-5, min(5, balance))))
         return {"value": value}, f"Planned {base:g}, adjusted {4 * max(-5, min(5, balance)):+d}% for the news balance"
-    if qtype == "timeframe":
-        match = re.search(r"in (\w+) (\d{4})", question.get("background", ""))
+    if question.type == "timeframe":
+        match = re.search(r"in (\w+) (\d{4})", question.background)
         year, month = (
             (int(match.group(2)), MONTHS.get(match.group(1).lower(), 6))
             if match
-            else (int(question["close_at"][:4]), int(question["close_at"][5:7]))
+            else (question.close_at.year, question.close_at.month)
         )
         shift = 1 if balance < -1 else (-1 if balance > 2 else 0)
         month += shift
         year, month = (year + (month - 1) // 12, (month - 1) % 12 + 1)
-        period = f"{year}" if question["granularity"] == "year" else f"{year}-{month:02d}"
-        if question["granularity"] == "quarter":
+        period = f"{year}" if question.granularity == "year" else f"{year}-{month:02d}"
+        if question.granularity == "quarter":
             period = f"{year}-Q{(month - 1) // 3 + 1}"
         return {"period": period}, f"Planned date shifted {shift:+d} month(s) for the news balance {balance:+d}"
-    if qtype == "relation":
-        recent = evidence.events[-10:]
-        codes = Counter(e["relation"] for e in recent)
+    if question.type == "relation":
+        codes = Counter(e.relation for e in evidence.events[-10:])
         cooperative = sum(n for c, n in codes.items() if c[:2] <= "08")
         conflict = sum(codes.values()) - cooperative
         wanted = [c for c, _ in codes.most_common() if (c[:2] <= "08") == (cooperative >= conflict)][:3]
@@ -429,39 +224,36 @@ def offline_prediction(question: dict[str, Any], evidence: Evidence) -> tuple[di
         for code in wanted:
             relations.setdefault(code[:2], []).append(code)
         return {"relations": relations}, f"{cooperative} cooperative and {conflict} conflictual recent events"
-    if qtype == "open_ended":
-        recent = [a["title"] for a in sorted(evidence.articles, key=lambda a: a["published_at"])][-4:]
+    if question.type == "open_ended":
+        recent = [a.title for a in sorted(evidence.articles, key=lambda a: a.published_at)][-4:]
         return {"events": recent or ["Talks continue"]}, "The latest developments continue"
-    raise ValueError(f"unknown question type {qtype}")
+    raise ValueError(f"unknown question type {question.type}")
 
 
 # ------------------------------------------------------------------------------------ LLM forecasts
 
 
-def llm_prediction(question: dict[str, Any], evidence: Evidence, model: str) -> tuple[dict[str, Any], str] | None:
+def llm_prediction(question: Question, evidence: Evidence, model: str) -> tuple[dict[str, Any], str] | None:
     """Ask an OpenAI-compatible model; None when its answer is unusable (the caller falls back)."""
     from openai import OpenAI
 
-    client = OpenAI()
     shapes = {
         "binary": '{"probability": 0.0-1.0}',
         "multiple_choice": '{"probabilities": {OPTION: p, ...}} summing to 1',
         "quantity": '{"value": number}',
-        "timeframe": f'{{"period": "..."}} at granularity {question.get("granularity")}',
+        "timeframe": f'{{"period": "..."}} at granularity {question.granularity}',
         "relation": '{"relations": {"04": ["042"], ...}} with CAMEO codes',
         "open_ended": '{"events": ["...", ...]}',
     }
-    reading = "\n".join(
-        f"- {a['published_at'][:10]} {a['title']}: {a.get('summary', '')[:200]}" for a in evidence.articles
-    )
+    reading = "\n".join(f"- {a.published_at:%Y-%m-%d} {a.title}: {a.summary[:200]}" for a in evidence.articles)
     prompt = (
-        f"Question: {question['title']}\nType: {question['type']}\nOptions: {question.get('options')}\n"
-        f"Background: {question.get('background', '')}\nCriteria: {question.get('resolution_criteria', '')}\n"
+        f"Question: {question.title}\nType: {question.type}\nOptions: {question.options}\n"
+        f"Background: {question.background}\nCriteria: {question.resolution_criteria}\n"
         f"Evidence read (all published before the forecast date):\n{reading}\n"
-        f'Answer with JSON only: {{"prediction": {shapes[question["type"]]}, "rationale": "..."}}'
+        f'Answer with JSON only: {{"prediction": {shapes[question.type]}, "rationale": "..."}}'
     )
     try:
-        answer = client.chat.completions.create(
+        answer = OpenAI().chat.completions.create(
             model=model, messages=[{"role": "user", "content": prompt}], temperature=0
         )
         text = answer.choices[0].message.content or ""
@@ -475,30 +267,50 @@ def llm_prediction(question: dict[str, Any], evidence: Evidence, model: str) -> 
 # ------------------------------------------------------------------------------------ the loop
 
 
-def forecast_question(api: Hindsight, question: dict[str, Any], *, mode: str, model: str, name: str) -> httpx.Response:
-    session = api.open_session(question["id"]) if question["track"] == "replay" else None
-    scope = {"session": session["id"]} if session else {"question": question["id"]}
-    evidence = api.gather(question, scope)
+def forecast_question(hs: Client, question: Question, *, mode: str, model: str, name: str) -> tuple[Forecast, int]:
+    """Gather evidence, forecast and submit; returns the forecast and the number of articles read."""
+    session = hs.open_replay(question) if question.is_replay else None
+    evidence = gather(hs, question, session)
     prediction, rationale = offline_prediction(question, evidence)
     if mode == "llm":
         answer = llm_prediction(question, evidence, model)
         if answer is not None:
             prediction, rationale = answer
-    body = {
-        "question": question["id"],
-        "session": session["id"] if session else None,
-        "prediction": prediction,
-        "sources": [a["id"] for a in evidence.articles],
-        "rationale": f"{rationale}. Read {len(evidence.articles)} articles.",
-        "graph": forecast_graph(evidence),
-        "idempotency_key": f"{name}-{question['id']}-{session['id'] if session else 'live'}",
-    }
-    response = api.submit(body)
-    if response.status_code == 400 and mode == "llm":
-        body["prediction"], _ = offline_prediction(question, evidence)
-        body["idempotency_key"] += "-offline"
-        response = api.submit(body)
-    return response
+    key = f"{name}-{question.id}-{session.id if session else 'live'}"
+    sources = [a.id for a in evidence.articles]
+    note = f"{rationale}. Read {len(evidence.articles)} articles."
+    graph = forecast_graph(evidence)
+    try:
+        forecast = hs.submit_forecast(
+            question, prediction, session=session, sources=sources, rationale=note, graph=graph, idempotency_key=key
+        )
+    except InvalidRequest:
+        if mode != "llm":
+            raise
+        # The model's prediction did not fit the question: submit the offline one instead.
+        prediction, _ = offline_prediction(question, evidence)
+        forecast = hs.submit_forecast(
+            question, prediction, session=session, sources=sources, rationale=note, graph=graph,
+            idempotency_key=f"{key}-offline",
+        )  # fmt: skip
+    return forecast, len(evidence.articles)
+
+
+def offered(hs: Client, *, track: str = "all", include_imported: bool = False) -> list[Question]:
+    """The default scope: questions with an evidence corpus whose outcome is not public yet, the sample
+    world's first, replay (graded soonest: already resolved) before live; imported question sets last,
+    and only when asked."""
+    tracks = [(t, s) for t, s in (("replay", "resolved"), ("live", "open")) if track in (t, "all")]
+    origins: list[Iterable[str]] = [CORPUS_ORIGINS, ("imported",)] if include_imported else [CORPUS_ORIGINS]
+    found = [
+        question
+        for group in origins
+        for t, s in tracks
+        for question in hs.questions(track=t, status=s, origin=list(group))
+        if not question.outcome_revealed
+    ]
+    rank = {"sample": 0, "imported": 2}
+    return sorted(found, key=lambda q: (rank.get(q.origin, 1), q.track != "replay"))  # stable: deadlines kept
 
 
 def run(
@@ -508,27 +320,62 @@ def run(
     mode: str = "offline",
     track: str = "all",
     limit: int = 0,
+    include_imported: bool = False,
     model: str = "",
     name: str = "reference",
-    questions: list[dict[str, Any]] | None = None,
+    questions: Iterable[Question | Mapping[str, Any]] | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> dict[int, int]:
-    """Forecast every offered question (or the given ones) once; returns counts by HTTP status."""
-    api = Hindsight(base_url, token)
-    if questions is None:
-        questions = []
-        if track in ("live", "all"):
-            questions += api.questions(track="live", status="open")
-        if track in ("replay", "all"):
-            questions += api.questions(track="replay", status="resolved")
-    if limit:
-        questions = questions[:limit]
-    statuses: Counter[int] = Counter()
-    for question in questions:
-        response = forecast_question(api, question, mode=mode, model=model, name=name)
-        statuses[response.status_code] += 1
-        if response.status_code >= 400:
-            print(f"  question {question['id']}: {response.status_code} {response.text[:200]}", file=sys.stderr)
+    """Forecast every offered question (or the given ones) once; returns counts by HTTP status
+    (201 created, 200 unchanged by its idempotency key, 4xx refused). ``log`` gets a progress line
+    per question."""
+    with Client(base_url, token) as hs:
+        chosen = (
+            offered(hs, track=track, include_imported=include_imported)
+            if questions is None
+            else [q if isinstance(q, Question) else Question.from_json(dict(q)) for q in questions]
+        )
+        if limit:
+            chosen = chosen[:limit]
+        statuses: Counter[int] = Counter()
+        for number, question in enumerate(chosen, 1):
+            try:
+                forecast, read = forecast_question(hs, question, mode=mode, model=model, name=name)
+                status = 201 if forecast.created else 200
+                outcome = f"read {read:>2}, forecast {forecast.id} " + ("created" if forecast.created else "unchanged")
+            except ApiError as exc:  # one refused question never stops the others
+                status, outcome = exc.status, f"refused: {exc}"
+            statuses[status] += 1
+            if log is not None:
+                log(
+                    f"[{number:>3}/{len(chosen)}] {question.track:<6} #{question.id:<6} {question.title[:56]:<56} {outcome}"
+                )
     return dict(statuses)
+
+
+def wait_for_grades(base_url: str, token: str, *, minutes: float, log: Callable[[str], None]) -> int:
+    """Poll the agent's own forecasts until one is graded (or the time is up); returns how many are."""
+    deadline = time.monotonic() + minutes * 60
+    log(f"Waiting up to {minutes:g} min for grades (the grading sweep re-runs every few minutes)...")
+    with Client(base_url, token) as hs:
+        while True:
+            graded = [f for f in hs.forecasts() if f.grade is not None]
+            if graded or time.monotonic() >= deadline:
+                break
+            time.sleep(15)
+    for forecast in graded[:10]:
+        grade = forecast.grade
+        assert grade is not None
+        scores = {"correct": grade.correct, "Brier": grade.brier, "log score": grade.log_score,
+                  "pinball": grade.pinball, "MIRAI F1": grade.second_level_f1, "F1": grade.open_f1,
+                  "SrcP": grade.source_precision, "KER": grade.key_event_recall}  # fmt: skip
+        shown = ", ".join(
+            f"{k} {('yes' if v else 'no') if isinstance(v, bool) else f'{v:.3g}'}"
+            for k, v in scores.items()
+            if v is not None
+        )
+        log(f"  graded: forecast {forecast.id} on question {forecast.question}: {shown or forecast.grade_status}")
+    return len(graded)
 
 
 def main() -> None:
@@ -537,12 +384,31 @@ def main() -> None:
     parser.add_argument("--token", default=os.environ.get("HINDSIGHT_TOKEN"))
     parser.add_argument("--mode", choices=("offline", "llm"), default="offline")
     parser.add_argument("--track", choices=("live", "replay", "all"), default="all")
-    parser.add_argument("--limit", type=int, default=0, help="forecast at most N questions (0: all)")
+    parser.add_argument("--limit", type=int, default=25, help="forecast at most N questions (default 25; 0: all)")
+    parser.add_argument(
+        "--include-imported", action="store_true", help="also imported question sets (no evidence corpus)"
+    )
+    parser.add_argument("--wait", type=float, default=0, metavar="MINUTES", help="then wait for grades")
     parser.add_argument("--model", default=os.environ.get("HINDSIGHT_AGENT_MODEL", "gpt-4o-mini"))
     args = parser.parse_args()
     if not args.token:
         parser.error("give --token or set HINDSIGHT_TOKEN (python manage.py create_agent prints one)")
-    print(run(args.base_url, args.token, mode=args.mode, track=args.track, limit=args.limit, model=args.model))
+    started = time.monotonic()
+    statuses = run(
+        args.base_url, args.token, mode=args.mode, track=args.track, limit=args.limit,
+        include_imported=args.include_imported, model=args.model, log=lambda line: print(line, flush=True),
+    )  # fmt: skip
+    done = sum(n for status, n in statuses.items() if status < 400)
+    print(f"{done} forecasts accepted in {time.monotonic() - started:.0f}s; by HTTP status: {statuses}")
+    if not statuses and not args.include_imported:
+        print("No open question with an evidence corpus; --include-imported forecasts imported ones (outcome only).")
+    print(
+        "Live forecasts are graded when their question resolves, replay ones within minutes (their outcome "
+        f"shows once staff publish it). Your forecasts and grades: GET {args.base_url}/api/v1/forecasts/ "
+        "(or --wait MINUTES here)."
+    )
+    if args.wait:
+        wait_for_grades(args.base_url, args.token, minutes=args.wait, log=lambda line: print(line, flush=True))
 
 
 if __name__ == "__main__":

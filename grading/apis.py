@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
@@ -104,8 +102,6 @@ class HindsightOutputSerializer(serializers.Serializer):
 
 class QuestionHindsightApi(APIView):
     """The hindsight graph, explanation and causal pressure of a question; 404 until revealed."""
-
-    authentication_classes: list[Any] = []
 
     @extend_schema(responses={200: HindsightOutputSerializer}, operation_id="question_hindsight")
     def get(self, request: Request, question_id: int) -> Response:

@@ -238,6 +238,22 @@ class Question(models.Model):
             return False
         return self.track == self.Track.LIVE or self.outcome_published_at is not None
 
+    @property
+    def public_status(self) -> str:
+        """The status shown outside the admin: an annulled replay question looks like any other
+        unpublished replay question (resolved) until staff publish its outcome, since "annulled"
+        would tell agents something about the outcome."""
+        if (
+            self.status == self.Status.ANNULLED
+            and self.track == self.Track.REPLAY
+            and self.outcome_published_at is None
+        ):
+            return self.Status.RESOLVED
+        return self.status
+
+    def get_public_status_display(self) -> str:
+        return str(self.Status(self.public_status).label)
+
 
 class Resolution(models.Model):
     """One version of a question's resolution; every change adds a row, never an overwrite."""

@@ -25,6 +25,7 @@ urlpatterns += [
     path("questions/", question_apis.QuestionListApi.as_view(), name="api-questions"),
     path("questions/<int:question_id>/", question_apis.QuestionDetailApi.as_view(), name="api-question"),
     path("replays/", replay_apis.ReplayOpenApi.as_view(), name="api-replays"),
+    path("replays/<uuid:session_id>/", replay_apis.ReplayCloseApi.as_view(), name="api-replay-close"),
     path("forecasts/", forecast_apis.ForecastListSubmitApi.as_view(), name="api-forecasts"),
     path("forecasts/batch/", forecast_apis.ForecastBatchApi.as_view(), name="api-forecasts-batch"),
 ]

@@ -9,4 +9,5 @@ class LeaderboardConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import receivers, schema  # noqa: F401  (announcement receivers; OpenAPI token scheme)
+        # Announcement receivers; log-in failure counting; the OpenAPI token scheme.
+        from . import account_throttle, receivers, schema  # noqa: F401

@@ -101,16 +101,23 @@ class _Client:
     def offered(
         self, *, limit: int, imported_limit: int | None = None, types: tuple[str, ...] = ()
     ) -> list[dict[str, Any]]:
-        """Open live questions and offered replay questions; at most ``imported_limit`` imported
-        ones per track (a large imported set would otherwise dominate a short demo run)."""
+        """Unpublished replay questions, then open live ones; at most ``imported_limit`` imported
+        ones per track (a large imported set would otherwise dominate a short demo run).
+
+        Replay questions come first, in order of their sessions' simulated dates (the sessions are
+        opened here): each replay forecast is then made before the agent reads anything dated after
+        it, which would count as a leak (``leaderboard.services.leaks``).
+        """
         found: list[dict[str, Any]] = []
-        for filters in ({"track": "live", "status": "open"}, {"track": "replay", "status": "resolved"}):
+        for filters in ({"track": "replay", "status": "resolved"}, {"track": "live", "status": "open"}):
             offset, imported = 0, 0
             while True:
                 body = self.http.get("/questions/", params={**filters, "limit": 50, "offset": offset}).json()
                 for q in body["results"]:
                     if types and q["type"] not in types:
                         continue
+                    if q["track"] == "replay" and q["outcome_published_at"]:
+                        continue  # a published replay question takes no more forecasts
                     if q["origin"] == "imported" and imported_limit is not None:
                         if imported >= imported_limit:
                             continue
@@ -119,13 +126,21 @@ class _Client:
                 if not body.get("next"):
                     break
                 offset += len(body["results"])
-        return found[:limit] if limit else found
+        found = found[:limit] if limit else found
+        dates = {q["id"]: self.session(q)["simulated_date"] for q in found if q["track"] == "replay"}
+        return sorted(found, key=lambda q: (q["track"] != "replay", dates.get(q["id"], "")))
+
+    def session(self, question: dict[str, Any]) -> dict[str, Any]:
+        response = self.http.post("/replays/", json={"question": question["id"]}).raise_for_status()
+        return dict(response.json())
 
     def scope(self, question: dict[str, Any]) -> dict[str, Any]:
-        if question["track"] == "replay":
-            session = self.http.post("/replays/", json={"question": question["id"]}).raise_for_status().json()
-            return {"session": session["id"]}
-        return {}
+        return {"session": self.session(question)["id"]} if question["track"] == "replay" else {}
+
+    def give_up(self, scope: dict[str, Any]) -> None:
+        """Close a replay session the agent will not forecast in (else it stays 'working on' it)."""
+        if "session" in scope:
+            self.http.delete(f"/replays/{scope['session']}/").raise_for_status()
 
     def submit(self, body: dict[str, Any]) -> int:
         return self.http.post("/forecasts/", json=body).status_code
@@ -154,11 +169,13 @@ def market_follower_run(
         if q["type"] == "binary":
             yes = latest.get("Yes", latest.get("YES"))
             if yes is None:
+                api.give_up(scope)
                 continue
             prediction: dict[str, Any] = {"probability": round(min(1.0, max(0.0, yes)), 4)}
             rationale = f"The market price as of the forecast date was {yes:.3f}."
         else:
             if not all(o in latest for o in q["options"]):
+                api.give_up(scope)
                 continue
             total = sum(latest[o] for o in q["options"]) or 1.0
             probs = {o: round(latest[o] / total, 6) for o in q["options"]}

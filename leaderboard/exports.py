@@ -95,7 +95,11 @@ QUESTION_COLUMNS = (
     Column(
         "track", "live (forecast before it resolves) or replay (already resolved, simulated date).", lambda q: q.track
     ),
-    Column("status", "open, closed, resolved or annulled.", lambda q: q.status),
+    Column(
+        "status",
+        "open, closed, resolved or annulled (a replay question reads resolved until its outcome is published).",
+        lambda q: q.public_status,
+    ),
     Column("origin", "market, news, imported, admin or sample (fictional sample world).", lambda q: q.origin),
     Column("domain", "Topic label.", lambda q: q.domain),
     Column("options", "Multiple choice: the options (JSON list).", lambda q: q.options or []),

@@ -100,13 +100,18 @@ class ApiToken(models.Model):
 
 
 class ReplaySession(models.Model):
-    """An agent placed at a simulated date on a replay question; never changed once created."""
+    """An agent placed at a simulated date on a replay question; its date never changes.
+
+    The agent may close it (it then takes no more forecasts; those made stand), which also ends
+    its work on the question for the evidence gateway's rule (``leaderboard.services.evidence``).
+    """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="replay_sessions")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="replay_sessions")
     simulated_at = models.DateTimeField()
     created_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True, help_text="Closed by its agent: no more forecasts.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["agent", "question"], name="replay_one_per_agent_question")]
@@ -142,6 +147,7 @@ class Forecast(models.Model):
     class Channel(models.TextChoices):
         API = "api", "API"
         WEB = "web", "Web form"
+        MCP = "mcp", "MCP"
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="forecasts")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="forecasts")
@@ -245,12 +251,15 @@ class Grade(models.Model):
 class QuestionGradingState(models.Model):
     """Per-question grading bookkeeping: the claim that keeps two workers off one question.
 
-    A worker claims the question with a conditional UPDATE on ``claimed_at``; a claim older than
-    HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is considered abandoned (a crashed worker) and may be taken.
+    A worker claims the question with a conditional UPDATE on ``claimed_at`` and keeps it alive
+    with ``heartbeat_at``; a claim without a heartbeat for HINDSIGHT_GRADING_CLAIM_STALE_SECONDS
+    belongs to a run that died and may be taken (``leaderboard.services.claims``).
     """
 
     question = models.OneToOneField(Question, on_delete=models.CASCADE, related_name="grading_state")
     claimed_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of the claiming run.")
+    claimed_by = models.CharField(max_length=200, blank=True, help_text="host:pid of the claiming run.")
     inputs_key = models.CharField(max_length=200, blank=True, help_text="Key of the last completed grading run.")
     graded_at = models.DateTimeField(null=True, blank=True)
     runs = models.PositiveIntegerField(default=0, help_text="Completed runs that wrote or changed grades.")

@@ -33,9 +33,10 @@ def regrade_on_reference(sender: Any, *, question_id: int, **kwargs: Any) -> Non
     _enqueue_regrade(question_id)
 
 
-@receiver(outcome_published, dispatch_uid="leaderboard.standings_on_publish")
-def standings_on_publish(sender: Any, *, question_id: int, **kwargs: Any) -> None:
-    """A published replay outcome lets the question's grades into the public standings."""
-    from leaderboard.tasks import update_standings_for_questions
+@receiver(outcome_published, dispatch_uid="leaderboard.grade_on_publish")
+def grade_on_publish(sender: Any, *, question_id: int, **kwargs: Any) -> None:
+    """A published replay outcome: grade the forecasts that arrived since the resolution, then let
+    the question's grades into the public standings."""
+    from leaderboard.tasks import grade_published_question
 
-    transaction.on_commit(lambda: update_standings_for_questions.delay([question_id]))
+    transaction.on_commit(lambda: grade_published_question.delay(question_id))

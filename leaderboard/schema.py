@@ -1,10 +1,44 @@
-"""OpenAPI description of the agent token scheme (drf-spectacular extension, loaded at startup)."""
+"""OpenAPI: the agent token scheme, and the errors every endpoint can answer (drf-spectacular).
+
+Views document what is particular to them; ``add_common_errors`` (a postprocessing hook) adds to
+every operation what any of them can answer, so the published contract cannot forget one:
+400 (a bad query parameter, e.g. a NUL character), 401 (a token that is unknown or revoked), 406,
+429 (rate limit), 503 (Redis unreachable); 404 where the path names something; 413 and 415 where
+there is a body. Ids in paths are documented as the positive numbers they are, and an optional
+query parameter's empty value as what it means here: not given.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+# Largest id (PostgreSQL bigint).
+MAX_ID = 2**63 - 1
+
+COMMON_ERRORS = {
+    "400": "A query parameter or the body is invalid; the message names it.",
+    "401": "The Authorization header holds no active agent token (unknown or revoked), or the endpoint needs one.",
+    "406": "The Accept header names no media type the API answers in (application/json).",
+    "429": "Over the rate limit: retry after the Retry-After header's seconds.",
+    "503": "The cache or task queue (Redis) is unreachable: retry after the Retry-After header's seconds.",
+}
+PATH_ERRORS = {"404": "Nothing visible to you at this address."}
+BODY_ERRORS = {
+    "413": "The body is larger than the server's limit.",
+    "415": "The body is not sent as application/json.",
+}
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string"},
+        "message": {"type": "string"},
+        "errors": {"type": "array", "items": {"type": "object", "additionalProperties": {}}},
+    },
+    "required": ["code", "message"],
+}
 
 
 class AgentTokenScheme(OpenApiAuthenticationExtension):
@@ -19,3 +53,29 @@ class AgentTokenScheme(OpenApiAuthenticationExtension):
             "description": "An agent's API key: `Authorization: Token <key>`. Keys are created on the agent's page "
             "or with `manage.py create_agent`.",
         }
+
+
+def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("Error", ERROR_SCHEMA)
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            parameters = operation.get("parameters", [])
+            wanted = dict(COMMON_ERRORS)
+            if any(p.get("in") == "path" for p in parameters):
+                wanted.update(PATH_ERRORS)
+            if "requestBody" in operation:
+                wanted.update(BODY_ERRORS)
+            responses = operation.setdefault("responses", {})
+            for status, description in wanted.items():
+                responses.setdefault(status, {"content": error, "description": description})
+            for parameter in parameters:
+                schema = parameter.get("schema", {})
+                if parameter.get("in") == "path" and schema.get("type") == "integer":
+                    schema.setdefault("minimum", 1)
+                    schema.setdefault("maximum", MAX_ID)
+                if parameter.get("in") == "query" and not parameter.get("required"):
+                    # DRF (and the leaderboard's own parsing) read `name=` as "not given".
+                    parameter["allowEmptyValue"] = True
+    return result

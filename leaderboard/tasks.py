@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from django.conf import settings
 from django.db import DatabaseError
 
 from leaderboard.judges import JudgeUnavailable
 from leaderboard.selectors.grades import questions_needing_grading
-from leaderboard.services.grading import grade_question, grade_questions
+from leaderboard.services.grading import GradingReport, grade_question, grade_questions
 from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
 
 logger = logging.getLogger(__name__)
@@ -29,28 +29,62 @@ GRADING_TASK_OPTIONS: dict[str, Any] = {
 }
 
 
-@shared_task(name="leaderboard.tasks.regrade_question", **GRADING_TASK_OPTIONS)
-def regrade_question(question_id: int) -> dict[str, Any]:
+# How many times a run that found its questions held by another worker looks again.
+BUSY_ATTEMPTS = 10
+
+
+def _again_if_busy(task: Task, reports: list[GradingReport], attempt: int) -> None:
+    """Questions another worker holds get a rerun request (``grade_questions``), which a live holder
+    honours; look again once a dead holder's claim has gone stale, so that a worker killed mid-run
+    stalls the question for about HINDSIGHT_GRADING_CLAIM_STALE_SECONDS, not until the sweeper."""
+    busy = [r.question_id for r in reports if r.status == "busy"]
+    if busy and not task.request.is_eager and attempt < BUSY_ATTEMPTS:
+        # Through the broker even where nested calls run in-process (a worker under test settings):
+        # the point is to wait.
+        task.app.send_task(
+            "leaderboard.tasks.regrade_questions",
+            args=[busy],
+            kwargs={"attempt": attempt + 1},
+            countdown=settings.HINDSIGHT_GRADING_CLAIM_STALE_SECONDS + 1,
+        )
+
+
+@shared_task(bind=True, name="leaderboard.tasks.regrade_question", **GRADING_TASK_OPTIONS)
+def regrade_question(self: Task, question_id: int) -> dict[str, Any]:
     """Grade or regrade one question's forecasts; a duplicate delivery finds nothing to do.
 
-    When another worker holds the question the task leaves a rerun request for it and ends; the
-    holder runs again after it finishes (see ``grade_question``).
+    When another worker holds the question the task leaves a rerun request for it, which the
+    holder honours after it finishes (see ``grade_question``), and looks again later in case the
+    holder died.
     """
     report = grade_question(question_id=question_id)
     if report.graded or report.withdrawn or report.counts_updated:
         # Standings are materialised rows: refresh the views holding this question.
         update_standings_for_questions.delay([question_id])
+    _again_if_busy(self, [report], 0)
     return report.as_dict()
 
 
-@shared_task(name="leaderboard.tasks.regrade_questions", **GRADING_TASK_OPTIONS)
-def regrade_questions(question_ids: list[int]) -> list[dict[str, Any]]:
+@shared_task(bind=True, name="leaderboard.tasks.regrade_questions", **GRADING_TASK_OPTIONS)
+def regrade_questions(self: Task, question_ids: list[int], attempt: int = 0) -> list[dict[str, Any]]:
     """``regrade_question`` for several questions in one run (shared reads and writes)."""
     reports = grade_questions(question_ids=question_ids)
     changed = [r.question_id for r in reports if r.graded or r.withdrawn or r.counts_updated]
     if changed:
         update_standings_for_questions.delay(changed)
+    _again_if_busy(self, reports, attempt)
     return [report.as_dict() for report in reports]
+
+
+@shared_task(bind=True, name="leaderboard.tasks.grade_published_question", **GRADING_TASK_OPTIONS)
+def grade_published_question(self: Task, question_id: int) -> dict[str, Any]:
+    """Staff published a replay outcome: grade what arrived since its resolution (replay forecasts
+    always do), then refresh the standings, which take the question's grades from now on even when
+    none changed."""
+    report = grade_question(question_id=question_id)
+    update_standings_for_questions.delay([question_id])
+    _again_if_busy(self, [report], 0)
+    return report.as_dict()
 
 
 @shared_task(name="leaderboard.tasks.sweep_pending_grading", acks_late=True)

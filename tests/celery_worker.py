@@ -59,14 +59,19 @@ def running_worker(*, queues: str = "default,ingest,grade", beat: bool = False, 
         yield
     finally:
         celery_app.conf.task_always_eager = previous
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
         if os.environ.get("HINDSIGHT_SHOW_WORKER_LOG"):
             print(log_path.read_text())
+
+
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """Ask a process to stop, and kill it if it has not within 20 seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def wait_until(predicate: Callable[[], bool], *, timeout: float = 60.0, interval: float = 0.25) -> bool:

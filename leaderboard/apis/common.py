@@ -1,10 +1,12 @@
-"""Pieces shared by the agent API views: permission, service-error mapping, pagination."""
+"""Pieces shared by the agent API views: permission, service-error mapping, pagination, bounds."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from drf_spectacular.utils import inline_serializer
 from rest_framework import exceptions, permissions, serializers, status
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
@@ -13,6 +15,7 @@ from rest_framework.views import APIView
 
 from leaderboard.api_errors import Conflict, _flatten
 from leaderboard.authentication import request_agent
+from leaderboard.schema import MAX_ID
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
 
 
@@ -53,6 +56,84 @@ class ErrorSerializer(serializers.Serializer):
     errors = serializers.ListField(child=serializers.DictField(), required=False)  # type: ignore[assignment]
 
 
+# Every list's page size and offset: a larger limit is refused (400), not silently cut down, so that
+# what the schema says and what the server does agree.
+LIST_DEFAULT_LIMIT = 50
+LIST_MAX_LIMIT = 200
+MAX_OFFSET = 1_000_000_000
+
+
+def limit_field(*, default: int = LIST_DEFAULT_LIMIT, maximum: int = LIST_MAX_LIMIT) -> serializers.IntegerField:
+    return serializers.IntegerField(
+        required=False,
+        default=default,
+        min_value=1,
+        max_value=maximum,
+        help_text=f"Items per page, 1 to {maximum} (default {default}); a larger value is refused.",
+    )
+
+
+def offset_field() -> serializers.IntegerField:
+    return serializers.IntegerField(
+        required=False, default=0, min_value=0, max_value=MAX_OFFSET, help_text="Items to skip."
+    )
+
+
+def id_field(help_text: str, **kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text=help_text, **kwargs)
+
+
+_CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+class SessionIdField(serializers.UUIDField):
+    """A replay session id written as the API writes it (8-4-4-4-12 hex digits), as the schema's
+    ``format: uuid`` says; DRF alone would also take 32 bare digits, braces or a urn: prefix."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if not isinstance(data, str) or not _CANONICAL_UUID.fullmatch(data):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
+class PageQuery(serializers.Serializer):
+    """The query parameters of every paginated list (also its OpenAPI description)."""
+
+    limit = limit_field()
+    offset = offset_field()
+
+
+class ApiPagination(LimitOffsetPagination):
+    """DRF's limit/offset pages, with out-of-range or non-numeric values refused rather than ignored."""
+
+    default_limit = LIST_DEFAULT_LIMIT
+    max_limit = LIST_MAX_LIMIT
+
+    def _page(self, request: Request) -> dict[str, int]:
+        params = PageQuery(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        return params.validated_data  # type: ignore[return-value]
+
+    def get_limit(self, request: Request) -> int:
+        return self._page(request)["limit"]
+
+    def get_offset(self, request: Request) -> int:
+        return self._page(request)["offset"]
+
+
+def page_of(item_serializer: Any, name: str) -> Any:
+    """The OpenAPI description of a page of ``item_serializer`` items."""
+    return inline_serializer(
+        name=name,
+        fields={
+            "count": serializers.IntegerField(min_value=0),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": item_serializer(many=True),
+        },
+    )
+
+
 def paginated(
     *,
     queryset: Any,
@@ -61,7 +142,7 @@ def paginated(
     view: APIView,
     context: Any = None,
 ) -> Response:
-    paginator = LimitOffsetPagination()
+    paginator = ApiPagination()
     page: list[Any] | None = paginator.paginate_queryset(queryset, request, view=view)
     assert page is not None
     ctx = {"request": request, **(context(page) if callable(context) else (context or {}))}

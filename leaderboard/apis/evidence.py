@@ -9,22 +9,32 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, PermissionDenied
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ingestion.selectors.evidence import SEARCH_MAX_LIMIT
+from leaderboard.apis.common import (
+    ApiPagination,
+    ErrorSerializer,
+    PageQuery,
+    SessionIdField,
+    id_field,
+    limit_field,
+    offset_field,
+    page_of,
+)
 from leaderboard.authentication import AgentTokenAuthentication, request_agent
 from leaderboard.evidence_token_auth import EvidenceTokenAuthentication, request_evidence_grant
 from leaderboard.models import Agent
 from leaderboard.selectors.evidence import evidence_log_for_agent
 from leaderboard.services.evidence import (
     EventFilters,
+    EvidenceForbidden,
     EvidenceNotFound,
     EvidenceScope,
     evidence_article_read,
@@ -72,75 +82,62 @@ class EvidenceApi(APIView):
             if refusal:
                 raise PermissionDenied(refusal)
             session_id = grant.session.pk
-        try:
-            return evidence_scope_resolve(
-                agent=self.agent(request), session_id=session_id, question_id=question_id, now=timezone.now()
-            )
-        except EvidenceNotFound as exc:
-            raise NotFound(str(exc)) from exc
+        return evidence_scope(agent=self.agent(request), session=session_id, question=question_id)
 
 
-class ScopeInput(serializers.Serializer):
-    session = serializers.UUIDField(required=False, help_text="Replay session id: evidence as of its date.")
-    question = serializers.IntegerField(required=False, min_value=1, help_text="Live question id: as of now.")
+class SessionInput(serializers.Serializer):
+    session = SessionIdField(required=False, help_text="Replay session id: evidence as of its simulated date.")
 
 
-SCOPE_PARAMS = [
-    OpenApiParameter("session", str, description="Replay session id (evidence as of its simulated date)."),
-    OpenApiParameter("question", int, description="Live question id (evidence as of now)."),
-]
+class ScopeInput(SessionInput):
+    question = id_field("Live question id: evidence as of now.", required=False)
+
+
+# A gateway call's possible errors besides 200 (401: no or bad token; 403: an evidence token outside
+# its session; 404: unknown or not visible).
+ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 429: ErrorSerializer}
+
+
+class ArticleHitSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    url = serializers.CharField()
+    source = serializers.CharField(allow_null=True)  # type: ignore[assignment]
+    published_at = serializers.DateTimeField()
+    snippet = serializers.CharField(help_text="HTML-escaped text with matches in <mark> tags.")
+    score = serializers.FloatField()
+
+
+class ArticleSearchOutputSerializer(serializers.Serializer):
+    as_of = serializers.DateTimeField()
+    count = serializers.IntegerField(min_value=0)
+    count_is_exact = serializers.BooleanField(
+        help_text="False when more articles matched than are ranked: count is then a lower bound."
+    )
+    limit = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    results = ArticleHitSerializer(many=True)
 
 
 class ArticleSearchApi(EvidenceApi):
     class InputSerializer(ScopeInput):
-        q = serializers.CharField(max_length=500, trim_whitespace=True)
-        limit = serializers.IntegerField(required=False, default=10, min_value=1)
-        offset = serializers.IntegerField(required=False, default=0, min_value=0)
-
-    class ResultSerializer(serializers.Serializer):
-        id = serializers.IntegerField()
-        title = serializers.CharField()
-        url = serializers.CharField()
-        source = serializers.CharField(allow_null=True)  # type: ignore[assignment]
-        published_at = serializers.DateTimeField()
-        snippet = serializers.CharField(help_text="HTML-escaped text with matches in <mark> tags.")
-        score = serializers.FloatField()
+        q = serializers.CharField(
+            max_length=500, trim_whitespace=True, help_text='Web-search syntax: words, "phrase", or, -word.'
+        )
+        limit = limit_field(default=10, maximum=SEARCH_MAX_LIMIT)
+        offset = offset_field()
 
     @extend_schema(
         operation_id="evidence_articles_search",
-        parameters=[
-            OpenApiParameter("q", str, required=True, description='Web-search syntax: words, "phrase", or, -word.'),
-            *SCOPE_PARAMS,
-            OpenApiParameter("limit", int, description=f"At most {SEARCH_MAX_LIMIT} (larger values are capped)."),
-            OpenApiParameter("offset", int),
-        ],
-        responses={200: None},
+        parameters=[InputSerializer],
+        responses={200: ArticleSearchOutputSerializer, **ERRORS},
     )
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
         params = data.validated_data
         scope = self.scope(request, params)
-        limit = min(params["limit"], SEARCH_MAX_LIMIT)
-        page = evidence_articles_search(
-            agent=self.agent(request),
-            scope=scope,
-            query=params["q"],
-            limit=limit,
-            offset=params["offset"],
-            now=timezone.now(),
-        )
-        return Response(
-            {
-                "as_of": scope.as_of,
-                "count": page.total,
-                # False when more than SEARCH_CANDIDATES matched: count is then that lower bound.
-                "count_is_exact": page.total_is_exact,
-                "limit": limit,
-                "offset": params["offset"],
-                "results": self.ResultSerializer(page.results, many=True).data,
-            }
-        )
+        return Response(articles_search_answer(agent=self.agent(request), scope=scope, params=params))
 
 
 class ArticleReadApi(EvidenceApi):
@@ -155,124 +152,110 @@ class ArticleReadApi(EvidenceApi):
         summary = serializers.CharField()
         body = serializers.CharField()
 
+    class OutputSerializer(EvidenceArticleSerializer):
+        as_of = serializers.DateTimeField()
+
     @extend_schema(
-        operation_id="evidence_article_read", parameters=SCOPE_PARAMS, responses={200: EvidenceArticleSerializer}
+        operation_id="evidence_article_read", parameters=[ScopeInput], responses={200: OutputSerializer, **ERRORS}
     )
     def get(self, request: Request, article_id: int) -> Response:
         data = ScopeInput(data=request.query_params)
         data.is_valid(raise_exception=True)
         scope = self.scope(request, data.validated_data)
-        try:
-            article = evidence_article_read(
-                agent=self.agent(request), scope=scope, article_id=article_id, now=timezone.now()
-            )
-        except EvidenceNotFound as exc:
-            raise NotFound(str(exc)) from exc
-        return Response({"as_of": scope.as_of, **self.EvidenceArticleSerializer(article).data})
+        return Response(article_read_answer(agent=self.agent(request), scope=scope, article_id=article_id))
+
+
+class EventSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    date = serializers.DateField()
+    subject = serializers.CharField()
+    object = serializers.CharField()
+    relation = serializers.CharField()
+    relation_root = serializers.CharField()
+    article_urls = serializers.ListField(child=serializers.CharField())
+
+
+class EventsOutputSerializer(serializers.Serializer):
+    as_of = serializers.DateTimeField()
+    count = serializers.IntegerField(required=False, help_text="Matching events (a list or aggregate=count).")
+    events = EventSerializer(many=True, required=False, help_text="Without aggregate: newest first.")
+    limit = serializers.IntegerField(required=False)
+    offset = serializers.IntegerField(required=False)
+    distribution = serializers.DictField(
+        child=serializers.IntegerField(), required=False, help_text="aggregate=relation or entity: code -> events."
+    )
 
 
 class EventsApi(EvidenceApi):
     class InputSerializer(ScopeInput):
-        subject = serializers.CharField(required=False, max_length=3, min_length=3)
-        object = serializers.CharField(required=False, max_length=3, min_length=3)
-        relation = serializers.CharField(required=False, max_length=3, min_length=2)
+        subject = serializers.RegexField(
+            r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 head entity."
+        )
+        object = serializers.RegexField(
+            r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 tail entity."
+        )
+        relation = serializers.RegexField(
+            r"^[0-9]{2,3}$",
+            required=False,
+            trim_whitespace=False,
+            help_text="CAMEO code; a first-level (2-digit) code includes its children.",
+        )
         start = serializers.DateField(required=False)
         end = serializers.DateField(required=False)
         aggregate = serializers.ChoiceField(required=False, choices=["count", "relation", "entity"])
         role = serializers.ChoiceField(required=False, default="both", choices=["head", "tail", "both"])
-        limit = serializers.IntegerField(required=False, default=30, min_value=1)
-        offset = serializers.IntegerField(required=False, default=0, min_value=0)
+        limit = limit_field(default=30, maximum=EVENTS_MAX_LIMIT)
+        offset = offset_field()
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
             if attrs.get("start") and attrs.get("end") and attrs["start"] > attrs["end"]:
                 raise serializers.ValidationError({"end": "end must not be before start."})
             return attrs
 
-    class EventSerializer(serializers.Serializer):
-        id = serializers.IntegerField()
-        date = serializers.DateField()
-        subject = serializers.CharField()
-        object = serializers.CharField()
-        relation = serializers.CharField()
-        relation_root = serializers.CharField()
-        article_urls = serializers.ListField(child=serializers.CharField())
-
     @extend_schema(
-        operation_id="evidence_events",
-        parameters=[
-            *SCOPE_PARAMS,
-            OpenApiParameter("subject", str, description="ISO alpha-3 head entity."),
-            OpenApiParameter("object", str, description="ISO alpha-3 tail entity."),
-            OpenApiParameter("relation", str, description="CAMEO code; a 2-digit code includes its children."),
-            OpenApiParameter("start", str, description="First day (YYYY-MM-DD), inclusive."),
-            OpenApiParameter("end", str, description="Last day (YYYY-MM-DD), inclusive."),
-            OpenApiParameter("aggregate", str, enum=["count", "relation", "entity"]),
-            OpenApiParameter("role", str, enum=["head", "tail", "both"], description="aggregate=entity only."),
-            OpenApiParameter("limit", int, description=f"At most {EVENTS_MAX_LIMIT} (capped)."),
-            OpenApiParameter("offset", int),
-        ],
-        responses={200: None},
+        operation_id="evidence_events", parameters=[InputSerializer], responses={200: EventsOutputSerializer, **ERRORS}
     )
     def get(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
         params = data.validated_data
         scope = self.scope(request, params)
-        limit = min(params["limit"], EVENTS_MAX_LIMIT)
-        result = evidence_events(
-            agent=self.agent(request),
-            scope=scope,
-            filters=EventFilters(
-                subject=params.get("subject"),
-                object=params.get("object"),
-                relation=params.get("relation"),
-                start=params.get("start"),
-                end=params.get("end"),
-            ),
-            aggregate=params.get("aggregate"),
-            role=params["role"],
-            limit=limit,
-            offset=params["offset"],
-            now=timezone.now(),
-        )
-        body: dict[str, Any] = {"as_of": scope.as_of, **result}
-        if "events" in result:
-            body.update(limit=limit, offset=params["offset"])
-            body["events"] = self.EventSerializer(result["events"], many=True).data
-        return Response(body)
+        return Response(events_answer(agent=self.agent(request), scope=scope, params=params))
+
+
+class PricePointSerializer(serializers.Serializer):
+    time = serializers.DateTimeField()
+    outcome = serializers.CharField()
+    probability = serializers.FloatField()
+
+
+class MarketIdentitySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    platform = serializers.CharField()
+    title = serializers.CharField()
+    outcomes = serializers.ListField(child=serializers.CharField())
+
+
+class PricesOutputSerializer(serializers.Serializer):
+    as_of = serializers.DateTimeField()
+    question = serializers.IntegerField()
+    market = MarketIdentitySerializer(
+        allow_null=True, help_text="Identity only: status and payload could reveal the outcome."
+    )
+    prices = PricePointSerializer(many=True)
 
 
 class PricesApi(EvidenceApi):
-    class InputSerializer(serializers.Serializer):
-        session = serializers.UUIDField(required=False)
-
-    class PointSerializer(serializers.Serializer):
-        time = serializers.DateTimeField()
-        outcome = serializers.CharField()
-        probability = serializers.FloatField()
-
-    @extend_schema(operation_id="evidence_prices", parameters=SCOPE_PARAMS[:1], responses={200: None})
+    @extend_schema(
+        operation_id="evidence_prices",
+        parameters=[SessionInput],
+        responses={200: PricesOutputSerializer, **ERRORS},
+    )
     def get(self, request: Request, question_id: int) -> Response:
-        data = self.InputSerializer(data=request.query_params)
+        data = SessionInput(data=request.query_params)
         data.is_valid(raise_exception=True)
         scope = self.scope(request, data.validated_data, question_id=question_id)
-        market, points = evidence_prices(agent=self.agent(request), scope=scope, now=timezone.now())
-        return Response(
-            {
-                "as_of": scope.as_of,
-                "question": question_id,
-                # Identity only: a market's status, close time and raw payload can reveal the outcome.
-                "market": None
-                if market is None
-                else {"id": market.pk, "platform": market.platform, "title": market.title, "outcomes": market.outcomes},
-                "prices": self.PointSerializer(points, many=True).data,
-            }
-        )
-
-
-class LogPagination(LimitOffsetPagination):
-    default_limit = 50
-    max_limit = 200
+        return Response(prices_answer(agent=self.agent(request), scope=scope, question_id=question_id))
 
 
 class EvidenceLogApi(EvidenceApi):
@@ -289,8 +272,90 @@ class EvidenceLogApi(EvidenceApi):
         as_of = serializers.DateTimeField()
         created_at = serializers.DateTimeField()
 
-    @extend_schema(operation_id="evidence_log", responses={200: EvidenceAccessSerializer(many=True)})
+    @extend_schema(
+        operation_id="evidence_log",
+        parameters=[PageQuery],
+        responses={200: page_of(EvidenceAccessSerializer, "EvidenceAccessPage"), **ERRORS},
+    )
     def get(self, request: Request) -> Response:
-        paginator = LogPagination()
+        paginator = ApiPagination()
         page = paginator.paginate_queryset(evidence_log_for_agent(self.agent(request)), request, view=self)
         return paginator.get_paginated_response(self.EvidenceAccessSerializer(page, many=True).data)
+
+
+# ------------------------------------------------------------------------------------ answers
+# The gateway's answers for validated parameters in a resolved scope, shared by these views and the
+# MCP tools.
+
+
+def evidence_scope(*, agent: Agent, session: Any = None, question: Any = None) -> EvidenceScope:
+    """Where the query stands; an unknown (or someone else's) session or question is a 404, a scope the
+    replay rule refuses (an open session elsewhere) a 403."""
+    try:
+        return evidence_scope_resolve(agent=agent, session_id=session, question_id=question, now=timezone.now())
+    except EvidenceNotFound as exc:
+        raise NotFound(str(exc)) from exc
+    except EvidenceForbidden as exc:
+        raise PermissionDenied(str(exc)) from exc
+
+
+def articles_search_answer(*, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
+    limit = params["limit"]  # validated: 1..SEARCH_MAX_LIMIT
+    page = evidence_articles_search(
+        agent=agent, scope=scope, query=params["q"], limit=limit, offset=params["offset"], now=timezone.now()
+    )
+    return {
+        "as_of": scope.as_of,
+        "count": page.total,
+        # False when more than SEARCH_CANDIDATES matched: count is then that lower bound.
+        "count_is_exact": page.total_is_exact,
+        "limit": limit,
+        "offset": params["offset"],
+        "results": ArticleHitSerializer(page.results, many=True).data,
+    }
+
+
+def article_read_answer(*, agent: Agent, scope: EvidenceScope, article_id: int) -> dict[str, Any]:
+    try:
+        article = evidence_article_read(agent=agent, scope=scope, article_id=article_id, now=timezone.now())
+    except EvidenceNotFound as exc:
+        raise NotFound(str(exc)) from exc
+    return {"as_of": scope.as_of, **ArticleReadApi.EvidenceArticleSerializer(article).data}
+
+
+def events_answer(*, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
+    limit = params["limit"]  # validated: 1..EVENTS_MAX_LIMIT
+    result = evidence_events(
+        agent=agent,
+        scope=scope,
+        filters=EventFilters(
+            subject=params.get("subject"),
+            object=params.get("object"),
+            relation=params.get("relation"),
+            start=params.get("start"),
+            end=params.get("end"),
+        ),
+        aggregate=params.get("aggregate"),
+        role=params["role"],
+        limit=limit,
+        offset=params["offset"],
+        now=timezone.now(),
+    )
+    body: dict[str, Any] = {"as_of": scope.as_of, **result}
+    if "events" in result:
+        body.update(limit=limit, offset=params["offset"])
+        body["events"] = EventSerializer(result["events"], many=True).data
+    return body
+
+
+def prices_answer(*, agent: Agent, scope: EvidenceScope, question_id: int) -> dict[str, Any]:
+    market, points = evidence_prices(agent=agent, scope=scope, now=timezone.now())
+    return {
+        "as_of": scope.as_of,
+        "question": question_id,
+        # Identity only: a market's status, close time and raw payload can reveal the outcome.
+        "market": None
+        if market is None
+        else {"id": market.pk, "platform": market.platform, "title": market.title, "outcomes": market.outcomes},
+        "prices": PricePointSerializer(points, many=True).data,
+    }

@@ -6,21 +6,30 @@ import threading
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception, error_body, paginated
+from ingestion.models import Question
+from leaderboard.apis.common import (
+    ErrorSerializer,
+    IsAgent,
+    PageQuery,
+    SessionIdField,
+    api_exception,
+    error_body,
+    id_field,
+    page_of,
+    paginated,
+)
 from leaderboard.authentication import request_agent
 from leaderboard.models import Forecast, Grade
 from leaderboard.selectors.forecasts import forecast_current_grades, forecast_list_for_agent
 from leaderboard.selectors.grades import grade_status
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
 from leaderboard.services.forecasts import ForecastInput, SubmitResult, forecast_submit, forecast_submit_batch
-from leaderboard.throttling import TokenRateThrottle
 
 MAX_BATCH_ITEMS = 1000
 
@@ -35,19 +44,51 @@ class ParsedJSONField(serializers.JSONField):
         return data
 
 
+@extend_schema_field({"type": "object", "additionalProperties": {}})
+class PredictionField(ParsedJSONField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "maxItems": 200,
+        "items": {"oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "pattern": "^https?://"}]},
+    }
+)
+class SourcesField(ParsedJSONField):
+    pass
+
+
+@extend_schema_field({"type": "string"})
+class RationaleField(ParsedJSONField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "properties": {"events": {"type": "array", "maxItems": 50}, "edges": {"type": "array"}},
+    }
+)
+class GraphField(ParsedJSONField):
+    pass
+
+
 class ForecastInputSerializer(serializers.Serializer):
-    question = serializers.IntegerField(help_text="Question id.")
-    session = serializers.UUIDField(
+    question = id_field("Question id.")
+    session = SessionIdField(
         required=False, allow_null=True, help_text="Your replay session id (replay questions); null for live ones."
     )
-    prediction = ParsedJSONField(help_text="Shape depends on the question type; see the API description.")
-    sources = ParsedJSONField(
+    prediction = PredictionField(help_text="Shape depends on the question type; see the API description.")
+    sources = SourcesField(
         required=False,
         default=list,  # type: ignore[arg-type]
         help_text="Cited sources: article ids or http(s) URLs (at most 200).",
     )
-    rationale = ParsedJSONField(required=False, default="", help_text="Free text.")  # type: ignore[arg-type]
-    graph = ParsedJSONField(
+    rationale = RationaleField(required=False, default="", help_text="Free text.")  # type: ignore[arg-type]
+    graph = GraphField(
         required=False,
         allow_null=True,
         default=None,
@@ -220,27 +261,28 @@ _ERRORS = {
 }
 
 
+class ForecastListQuery(PageQuery):
+    question = id_field("Only forecasts on this question.", required=False)
+    session = SessionIdField(required=False, help_text="Only forecasts made in this replay session.")
+    track = serializers.ChoiceField(choices=Question.Track.choices, required=False, allow_blank=True)
+
+
 class ForecastListSubmitApi(APIView):
     permission_classes = [IsAgent]
 
-    throttle_classes = [TokenRateThrottle]
-
     @extend_schema(
         operation_id="forecasts_list",
-        parameters=[
-            OpenApiParameter("question", int, description="Only forecasts on this question."),
-            OpenApiParameter("session", OpenApiTypes.UUID, description="Only forecasts made in this replay session."),
-            OpenApiParameter("track", str, enum=["live", "replay"]),
-            OpenApiParameter("limit", int),
-            OpenApiParameter("offset", int),
-        ],
-        responses={200: ForecastOutputSerializer(many=True), 401: ErrorSerializer},
+        parameters=[ForecastListQuery],
+        responses={200: page_of(ForecastOutputSerializer, "ForecastPage"), 400: ErrorSerializer, 401: ErrorSerializer},
         summary="The calling agent's own forecasts, newest first",
     )
     def get(self, request: Request) -> Response:
         agent = request_agent(request)
         assert agent is not None
-        forecasts = forecast_list_for_agent(agent=agent, filters=request.query_params).select_related("agent")
+        query = ForecastListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        filters = {k: query.validated_data[k] for k in ("question", "session", "track") if query.validated_data.get(k)}
+        forecasts = forecast_list_for_agent(agent=agent, filters=filters).select_related("agent")
         return paginated(
             queryset=forecasts,
             serializer_class=ForecastOutputSerializer,
@@ -281,8 +323,6 @@ class ForecastListSubmitApi(APIView):
 
 class ForecastBatchApi(APIView):
     permission_classes = [IsAgent]
-
-    throttle_classes = [TokenRateThrottle]
 
     @extend_schema(
         operation_id="forecasts_batch",

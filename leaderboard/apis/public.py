@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import exceptions, permissions
+from rest_framework import exceptions, permissions, serializers
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -25,20 +25,70 @@ from leaderboard.selectors.standings import leaderboard_cache_key, normalise_sor
 from leaderboard.selectors.standings_cache import cached_for_version
 from leaderboard.stats.columns import brier_index_of
 from leaderboard.stats.metrics import METRICS, STANDINGS_VERSION
+from leaderboard.stats.views import HORIZON_BUCKETS, TRACKS
+
+MAX_PAGE = 10**6
+MAX_PAGE_SIZE = 1000
+
+
+def _choice(name: str, values: Any, description: str) -> OpenApiParameter:
+    # The empty value means "no filter" (what an HTML form sends).
+    return OpenApiParameter(name, OpenApiTypes.STR, enum=["", *values], description=description)
+
+
+def _bounded(name: str, lo: int, hi: int, description: str) -> OpenApiParameter:
+    return OpenApiParameter(name, {"type": "integer", "minimum": lo, "maximum": hi}, description=description)
+
 
 _FILTERS = [
-    OpenApiParameter("track", OpenApiTypes.STR, description="all (default), live or replay"),
-    OpenApiParameter("type", OpenApiTypes.STR, description="question type"),
-    OpenApiParameter("domain", OpenApiTypes.STR),
-    OpenApiParameter("origin", OpenApiTypes.STR),
-    OpenApiParameter("horizon", OpenApiTypes.STR, description="week, month, quarter or long"),
-    OpenApiParameter("contamination", OpenApiTypes.STR, description="on (default) or off"),
+    _choice("track", TRACKS, "all (default), live or replay"),
+    _choice("type", Question.Type.values, "question type"),
+    OpenApiParameter("domain", OpenApiTypes.STR, description="domain (at most 100 characters are used)"),
+    _choice("origin", Question.Origin.values, "where the question came from"),
+    _choice("horizon", [b for b, _ in HORIZON_BUCKETS], "forecast horizon bucket"),
+    _choice("contamination", ["on", "off"], "on (default) or off"),
     OpenApiParameter("from", OpenApiTypes.DATE, description="resolved on or after"),
     OpenApiParameter("to", OpenApiTypes.DATE, description="resolved on or before"),
     OpenApiParameter("sort", OpenApiTypes.STR, description="rank (default), n, brier_index or a metric; '-' reverses"),
-    OpenApiParameter("page", OpenApiTypes.INT),
-    OpenApiParameter("page_size", OpenApiTypes.INT, description="1..1000 (default 50)"),
+    _bounded("page", 1, MAX_PAGE, "page number (default 1)"),
+    _bounded("page_size", 1, MAX_PAGE_SIZE, f"1..{MAX_PAGE_SIZE} (default 50)"),
 ]
+
+
+class LeaderboardOutputSerializer(serializers.Serializer):
+    view = serializers.DictField(help_text="The filters this table was computed for, normalised.")
+    rank_metric = serializers.CharField(allow_null=True)
+    standings_version = serializers.CharField(help_text="Version of the definitions the rows were computed under.")
+    methods_version = serializers.CharField(help_text="Version of the definitions the site runs now.")
+    columns = serializers.ListField(child=serializers.CharField(), help_text="The metrics the view holds.")
+    count = serializers.IntegerField(min_value=0)
+    page = serializers.IntegerField(min_value=1)
+    pages = serializers.IntegerField(min_value=0)
+    computed_at = serializers.DateTimeField(allow_null=True)
+    results = serializers.ListField(child=serializers.DictField(), help_text="Ranked agents on this page.")
+    baselines = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The platform's baselines on this page, each with its place among the ranked agents.",
+    )
+
+
+class AgentOutputSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    team = serializers.CharField()
+    model = serializers.CharField(allow_blank=True)
+    provider = serializers.CharField(allow_blank=True)
+    cutoff = serializers.DateField(allow_null=True)
+    cutoff_declared = serializers.BooleanField()
+    tools = serializers.CharField(allow_blank=True)
+    standings = serializers.ListField(child=serializers.DictField(), help_text="One row per track and filter.")
+    pairwise = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Against the agents ranked near it: the share of bootstrap resamples of shared questions it wins.",
+    )
+    recent_grades = serializers.ListField(
+        child=serializers.DictField(), help_text="Up to 100 grades on questions whose outcome is public."
+    )
 
 
 def _int(request: Request, name: str, default: int, lo: int, hi: int) -> int:
@@ -55,11 +105,10 @@ def _int(request: Request, name: str, default: int, lo: int, hi: int) -> int:
 
 
 class LeaderboardApi(APIView):
-    authentication_classes: list[Any] = []
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(
-        parameters=_FILTERS, responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer}, tags=["leaderboard"]
+        parameters=_FILTERS, responses={200: LeaderboardOutputSerializer, 400: ErrorSerializer}, tags=["leaderboard"]
     )
     def get(self, request: Request) -> HttpResponse:
         try:
@@ -67,8 +116,8 @@ class LeaderboardApi(APIView):
         except DjangoValidationError as exc:
             raise exceptions.ValidationError(exc.message_dict) from exc
         sort = normalise_sort(request.query_params.get("sort"))
-        number = _int(request, "page", 1, 1, 10**6)
-        size = _int(request, "page_size", 50, 1, 1000)
+        number = _int(request, "page", 1, 1, MAX_PAGE)
+        size = _int(request, "page_size", 50, 1, MAX_PAGE_SIZE)
         # Standings only change when they are written, which bumps the version: the answer is
         # cached per normalised request and version, as rendered JSON when JSON was asked for (the
         # usual case: no per-request encoding), else as data for the negotiated renderer.
@@ -111,10 +160,13 @@ class LeaderboardApi(APIView):
 
 
 class AgentApi(APIView):
-    authentication_classes: list[Any] = []
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: ErrorSerializer}, tags=["leaderboard"])
+    @extend_schema(
+        parameters=[OpenApiParameter("slug", {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"}, OpenApiParameter.PATH)],
+        responses={200: AgentOutputSerializer, 404: ErrorSerializer},
+        tags=["leaderboard"],
+    )
     def get(self, request: Request, slug: str) -> Response:
         agent = Agent.objects.select_related("team").filter(slug=slug).first()
         if agent is None:
@@ -176,31 +228,43 @@ class AgentApi(APIView):
         )
 
 
+class DifficultyOutputSerializer(serializers.Serializer):
+    contamination_filter = serializers.BooleanField()
+    order = serializers.CharField()
+    count = serializers.IntegerField(min_value=0)
+    page = serializers.IntegerField(min_value=1)
+    pages = serializers.IntegerField(min_value=1)
+    results = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="question, title, type, track, difficulty (null outside the comparable group), agents, "
+        "mean_brier, standings_version, computed_at",
+    )
+
+
 class QuestionDifficultyApi(APIView):
     """The question difficulties of the standings' fixed-effects fit (ForecastBench's question effects)."""
 
-    authentication_classes: list[Any] = []
     permission_classes = [permissions.AllowAny]
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("contamination", OpenApiTypes.STR, description="on (default) or off"),
-            OpenApiParameter("order", OpenApiTypes.STR, description="hardest (default), easiest or question"),
-            OpenApiParameter("page", OpenApiTypes.INT),
-            OpenApiParameter("page_size", OpenApiTypes.INT, description="1..1000 (default 100)"),
+            _choice("contamination", ["on", "off"], "on (default) or off"),
+            _choice("order", list(DIFFICULTY_ORDERS), "hardest (default), easiest or question"),
+            _bounded("page", 1, MAX_PAGE, "page number (default 1)"),
+            _bounded("page_size", 1, MAX_PAGE_SIZE, f"1..{MAX_PAGE_SIZE} (default 100)"),
         ],
-        responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer},
+        responses={200: DifficultyOutputSerializer, 400: ErrorSerializer},
         tags=["leaderboard"],
     )
     def get(self, request: Request) -> Response:
-        contamination = (request.query_params.get("contamination") or "on").strip()
+        contamination = (request.query_params.get("contamination") or "on").strip() or "on"
         if contamination not in ("on", "off"):
             raise exceptions.ValidationError({"contamination": "contamination is 'on' (default) or 'off'."})
-        order = (request.query_params.get("order") or "hardest").strip()
+        order = (request.query_params.get("order") or "hardest").strip() or "hardest"
         if order not in DIFFICULTY_ORDERS:
             raise exceptions.ValidationError({"order": f"order is one of {', '.join(DIFFICULTY_ORDERS)}."})
-        number = _int(request, "page", 1, 1, 10**6)
-        size = _int(request, "page_size", 100, 1, 1000)
+        number = _int(request, "page", 1, 1, MAX_PAGE)
+        size = _int(request, "page_size", 100, 1, MAX_PAGE_SIZE)
 
         def build() -> dict[str, Any]:
             rows = difficulty_list(contamination_filter=contamination == "on", order=order)

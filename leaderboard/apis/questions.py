@@ -5,16 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ingestion.models import Question
-from leaderboard.apis.common import ErrorSerializer, paginated
+from leaderboard.apis.common import ErrorSerializer, PageQuery, page_of, paginated
 from leaderboard.selectors.questions import question_get, question_list, question_resolutions_visible
-from leaderboard.throttling import TokenRateThrottle
 
 QUESTION_FIELDS = [
     "id",
@@ -47,6 +46,8 @@ QUESTION_FIELDS = [
 
 
 class QuestionOutputSerializer(serializers.ModelSerializer):
+    # An annulled replay question reads "resolved" until its outcome is published (Question.public_status).
+    status = serializers.ChoiceField(choices=Question.Status.choices, source="public_status", read_only=True)
     outcome_revealed = serializers.SerializerMethodField(help_text="Whether the outcome is public.")
 
     class Meta:
@@ -95,33 +96,49 @@ class QuestionDetailOutputSerializer(QuestionOutputSerializer):
         return visible[-1].outcome
 
 
-_FILTER_PARAMETERS = [
-    OpenApiParameter("status", str, enum=Question.Status.values, description="Lifecycle status."),
-    OpenApiParameter("track", str, enum=Question.Track.values, description="live or replay."),
-    OpenApiParameter("type", str, enum=Question.Type.values, description="Question type."),
-    OpenApiParameter("domain", str, description="Domain, case-insensitive."),
-    OpenApiParameter("limit", int, description="Page size (default 50)."),
-    OpenApiParameter("offset", int, description="Items to skip."),
-]
+class QuestionListQuery(PageQuery):
+    status = serializers.ChoiceField(
+        choices=Question.Status.choices, required=False, allow_blank=True, help_text="Lifecycle status."
+    )
+    track = serializers.ChoiceField(
+        choices=Question.Track.choices, required=False, allow_blank=True, help_text="live or replay."
+    )
+    type = serializers.ChoiceField(
+        choices=Question.Type.choices, required=False, allow_blank=True, help_text="Question type."
+    )
+    domain = serializers.CharField(
+        required=False, allow_blank=True, max_length=100, help_text="Domain, case-insensitive."
+    )
+    # Repeatable (origin=sample&origin=admin): e.g. the questions that have an evidence corpus.
+    origin = serializers.MultipleChoiceField(
+        choices=Question.Origin.choices, required=False, allow_blank=True, help_text="Origin; repeat for several."
+    )
+
+    def filters(self) -> dict[str, Any]:
+        """The validated filters for ``question_list`` (an empty value filters nothing)."""
+        data = self.validated_data
+        filters: dict[str, Any] = {k: data[k] for k in ("status", "track", "type", "domain") if data.get(k)}
+        origins = sorted(origin for origin in data.get("origin", ()) if origin)
+        if origins:
+            filters["origin"] = origins
+        return filters
 
 
 class QuestionListApi(APIView):
-    throttle_classes = [TokenRateThrottle]
-
     @extend_schema(
         operation_id="questions_list",
-        parameters=_FILTER_PARAMETERS,
-        responses={200: QuestionOutputSerializer(many=True), 400: ErrorSerializer},
+        parameters=[QuestionListQuery],
+        responses={200: page_of(QuestionOutputSerializer, "QuestionPage"), 400: ErrorSerializer},
         summary="List questions (drafts are never listed)",
     )
     def get(self, request: Request) -> Response:
-        questions = question_list(filters=request.query_params, user=request.user)
+        query = QuestionListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        questions = question_list(filters=query.filters(), user=request.user)
         return paginated(queryset=questions, serializer_class=QuestionOutputSerializer, request=request, view=self)
 
 
 class QuestionDetailApi(APIView):
-    throttle_classes = [TokenRateThrottle]
-
     @extend_schema(
         operation_id="questions_retrieve",
         responses={200: QuestionDetailOutputSerializer, 404: ErrorSerializer},

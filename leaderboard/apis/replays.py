@@ -1,6 +1,9 @@
-"""POST /api/v1/replays/: open (or fetch) the calling agent's replay session on a question."""
+"""POST /api/v1/replays/: open (or fetch) the calling agent's replay session on a question;
+DELETE /api/v1/replays/{id}/: close it."""
 
 from __future__ import annotations
+
+import uuid
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -8,16 +11,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception
+from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception, id_field
 from leaderboard.authentication import request_agent
 from leaderboard.models import ReplaySession
 from leaderboard.services.errors import ServiceError
-from leaderboard.services.forecasts import replay_session_open
-from leaderboard.throttling import TokenRateThrottle
+from leaderboard.services.forecasts import replay_session_close, replay_session_open
 
 
 class ReplayInputSerializer(serializers.Serializer):
-    question = serializers.IntegerField(help_text="Id of a replay-track question.")
+    question = id_field("Id of a replay-track question.")
 
 
 class ReplayOutputSerializer(serializers.ModelSerializer):
@@ -30,12 +32,11 @@ class ReplayOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = ReplaySession
-        fields = ["id", "question", "agent", "simulated_date", "created_at"]
+        fields = ["id", "question", "agent", "simulated_date", "created_at", "closed_at"]
 
 
 class ReplayOpenApi(APIView):
     permission_classes = [IsAgent]
-    throttle_classes = [TokenRateThrottle]
 
     @extend_schema(
         operation_id="replays_open",
@@ -63,3 +64,21 @@ class ReplayOpenApi(APIView):
         return Response(
             ReplayOutputSerializer(session).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
+
+
+class ReplayCloseApi(APIView):
+    permission_classes = [IsAgent]
+
+    @extend_schema(
+        operation_id="replays_close",
+        responses={200: ReplayOutputSerializer, 401: ErrorSerializer, 404: ErrorSerializer, 429: ErrorSerializer},
+        summary="Close your replay session: it takes no more forecasts (those made stand); closing twice is a no-op",
+    )
+    def delete(self, request: Request, session_id: uuid.UUID) -> Response:
+        agent = request_agent(request)
+        assert agent is not None
+        try:
+            session = replay_session_close(agent=agent, session_id=session_id)
+        except ServiceError as exc:
+            raise api_exception(exc) from exc
+        return Response(ReplayOutputSerializer(session).data)

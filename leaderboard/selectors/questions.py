@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from datetime import datetime
+from typing import Any, Final
 
 import django_filters
 from django.core.exceptions import ValidationError
@@ -13,16 +13,62 @@ from ingestion.models import Question, Resolution
 from ingestion.services.sources import SAMPLE_WORLD_OPTION
 from leaderboard.models import Forecast, Grade
 
+# A replay question opens sessions and takes forecasts while its status is one of these and its
+# outcome is unpublished: resolved, closed while staff have un-resolved it for review, or annulled
+# (an annulled question looks like any other until its outcome is published).
+REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED, Question.Status.ANNULLED)
+
+
+def replay_offered_q(prefix: str = "") -> Q:
+    """Replay questions that open sessions and take forecasts (``prefix``: a path to the question)."""
+    return Q(
+        **{
+            f"{prefix}track": Question.Track.REPLAY,
+            f"{prefix}status__in": REPLAY_OFFERED_STATUSES,
+            f"{prefix}outcome_published_at__isnull": True,
+        }
+    )
+
+
+def live_open_q(*, now: datetime, prefix: str = "") -> Q:
+    """Live questions taking forecasts at ``now``."""
+    return Q(
+        **{
+            f"{prefix}track": Question.Track.LIVE,
+            f"{prefix}status": Question.Status.OPEN,
+            f"{prefix}open_at__lte": now,
+            f"{prefix}close_at__gt": now,
+        }
+    )
+
+
+def public_status_q(status: str) -> Q:
+    """Questions whose public status (``Question.public_status``) is ``status``: an annulled replay
+    question counts as resolved until its outcome is published."""
+    hidden_annulment = Q(
+        status=Question.Status.ANNULLED, track=Question.Track.REPLAY, outcome_published_at__isnull=True
+    )
+    if status == Question.Status.RESOLVED:
+        return Q(status=status) | hidden_annulment
+    if status == Question.Status.ANNULLED:
+        return Q(status=status) & ~hidden_annulment
+    return Q(status=status)
+
 
 class QuestionFilter(django_filters.FilterSet):
-    status = django_filters.ChoiceFilter(choices=Question.Status.choices)
+    status = django_filters.ChoiceFilter(choices=Question.Status.choices, method="filter_public_status")
     track = django_filters.ChoiceFilter(choices=Question.Track.choices)
     type = django_filters.ChoiceFilter(choices=Question.Type.choices)
     domain = django_filters.CharFilter(lookup_expr="iexact")
+    # Repeatable (origin=sample&origin=admin): e.g. the questions that have an evidence corpus.
+    origin = django_filters.MultipleChoiceFilter(choices=Question.Origin.choices)
 
     class Meta:
         model = Question
-        fields = ["status", "track", "type", "domain"]
+        fields = ["status", "track", "type", "domain", "origin"]
+
+    def filter_public_status(self, queryset: QuerySet[Question], name: str, value: str) -> QuerySet[Question]:
+        return queryset.filter(public_status_q(value))
 
 
 def _can_see_hidden(user: Any) -> bool:
@@ -30,7 +76,7 @@ def _can_see_hidden(user: Any) -> bool:
 
 
 def question_list(*, filters: Any = None, user: Any = None) -> QuerySet[Question]:
-    """Questions visible to ``user``: drafts only for staff. ``filters``: status, track, type, domain."""
+    """Questions visible to ``user``: drafts only for staff. ``filters``: status, track, type, domain, origin."""
     qs = Question.objects.all()
     if not _can_see_hidden(user):
         qs = qs.exclude(status=Question.Status.DRAFT)
@@ -121,13 +167,11 @@ def question_search(qs: QuerySet[Question], text: str) -> QuerySet[Question]:
     return qs.filter(by_id | words)
 
 
-def forecastable_questions(*, replay_statuses: Sequence[str], search: str = "", qtype: str = "") -> QuerySet[Question]:
-    """Questions a forecast can be submitted on now (live and open, replay in ``replay_statuses``),
-    the fictional sample world's first, then by deadline."""
-    qs = Question.objects.filter(
-        Q(track=Question.Track.LIVE, status=Question.Status.OPEN)
-        | Q(track=Question.Track.REPLAY, status__in=list(replay_statuses))
-    )
+def forecastable_questions(*, search: str = "", qtype: str = "") -> QuerySet[Question]:
+    """Questions offered for a forecast now (live and open, replay on offer), the fictional sample
+    world's first, then by deadline. Any other question can still be targeted by id; the service
+    then says why it refuses."""
+    qs = Question.objects.filter(Q(track=Question.Track.LIVE, status=Question.Status.OPEN) | replay_offered_q())
     if qtype in Question.Type.values:
         qs = qs.filter(type=qtype)
     return sample_first(question_search(qs, search), "track", "close_at", "id")

@@ -4,6 +4,17 @@ The as-of date comes from the agent's replay session (its simulated date) or, fo
 question, from the clock. Relation questions follow MIRAI's rule on top of that: for a query
 about day t with horizon l, evidence up to and including day t - l is visible.
 
+The simulated date cannot be walked around through another scope:
+
+- every query is scoped to one question (a replay session, or a live question);
+- an agent *working on* a replay question (it opened the session and has neither forecast in it
+  nor closed it, and the question still takes forecasts) gets as-of-now evidence only for live
+  questions it is *forecasting*: open for forecasts now, with a forecast of its own. Anything else
+  answers ``EvidenceForbidden`` (403);
+- whatever the gateway served an agent, in any scope, before a replay forecast and dated at or
+  after that forecast's as-of date counts as a leak of the forecast when it is graded
+  (``leaderboard.selectors.grades.gateway_served_items``), so no reading order earns clean credit.
+
 Every search, read, events and prices query is recorded in the evidence access log. Records are
 buffered in-process and written with one bulk insert when the request has finished (or when the
 buffer fills), so logging never adds a database round-trip to the agent's request.
@@ -23,6 +34,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.signals import request_finished
 from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.db.models import Exists, OuterRef, QuerySet
 
 from ingestion.models import Article, Market, PricePoint, Question
 from ingestion.selectors.evidence import (
@@ -37,13 +49,18 @@ from ingestion.selectors.evidence import (
     prices_history,
     require_aware,
 )
-from leaderboard.models import Agent, EvidenceAccess, ReplaySession
+from leaderboard.models import Agent, EvidenceAccess, Forecast, ReplaySession
+from leaderboard.selectors.questions import live_open_q, replay_offered_q
 
 logger = logging.getLogger(__name__)
 
 
 class EvidenceNotFound(Exception):
     """The thing asked for does not exist for this agent, or is not visible as of its date."""
+
+
+class EvidenceForbidden(Exception):
+    """The agent may not read this scope now: it is working on a replay question (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +118,40 @@ def evidence_scope_resolve(
         raise EvidenceNotFound("Question not found.")
     if question.track == Question.Track.REPLAY:
         raise ValidationError({"session": "Replay questions are answered as of a replay session: give session."})
+    _refuse_as_of_now_while_replaying(agent=agent, question=question, now=now)
     return EvidenceScope(as_of=_with_relation_rule(now, question), session=None, question=question)
+
+
+def replay_sessions_in_progress(*, agent: Agent) -> QuerySet[ReplaySession]:
+    """The agent's replay sessions it is working on: not closed, the question still takes forecasts
+    and the agent has not forecast in the session yet (earliest simulated date first)."""
+    return (
+        ReplaySession.objects.filter(agent=agent, closed_at__isnull=True)
+        .filter(replay_offered_q("question__"))
+        .exclude(Exists(Forecast.objects.filter(session=OuterRef("pk"))))
+        .order_by("simulated_at", "pk")
+    )
+
+
+def _refuse_as_of_now_while_replaying(*, agent: Agent, question: Question, now: datetime) -> None:
+    """EvidenceForbidden unless the agent may read as of now through this live question."""
+    working = replay_sessions_in_progress(agent=agent).select_related("question").first()
+    if working is None:
+        return
+    forecasting = (
+        Question.objects.filter(live_open_q(now=now), pk=question.pk).exists()
+        and Forecast.objects.filter(agent=agent, question=question).exists()
+    )
+    if forecasting:
+        return
+    raise EvidenceForbidden(
+        f"you are working on replay question {working.question_id} (session {working.pk}, simulated date "
+        f"{working.simulated_at.isoformat()}): until you forecast in that session, evidence as of now is "
+        f"only for live questions you are forecasting (open, with a forecast of yours), and question "
+        f"{question.pk} is not one. Forecast in the session or close it first (DELETE /api/v1/replays/"
+        f"{working.pk}/), or submit a forecast on question {question.pk} while it is open (you can "
+        f"update it until it closes)."
+    )
 
 
 # ------------------------------------------------------------------------------------ access log

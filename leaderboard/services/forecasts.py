@@ -5,8 +5,11 @@ Rules (docs/design.md, Forecasts and Replay sessions):
 - Forecasts are append-only; ``received_at`` is the server clock at submission.
 - A live question takes forecasts while ``status == open`` and ``open_at <= now < close_at``, with no session.
 - A replay question takes forecasts through the agent's own replay session while it is offered on
-  the replay track: ``track == replay`` and status in ``REPLAY_OFFERED_STATUSES`` (``resolved``, or
-  ``closed`` while staff have un-resolved it for review). Drafts and annulled questions are not offered.
+  the replay track: ``track == replay``, status in ``REPLAY_OFFERED_STATUSES`` (``resolved``,
+  ``closed`` while staff have un-resolved it for review, or ``annulled``: an annulled question looks
+  like any other until its outcome is published) and its outcome not yet published. Once staff
+  publish the outcome the question opens no new session and takes no forecast (409), and grading
+  never counts a forecast received at or after the publication (``counting_forecasts``).
 - Idempotency: an agent's ``idempotency_key`` names one forecast. The same key with the same body
   returns the original forecast (``created=False``); with a different body it is a conflict.
 - Errors: ``NotFound`` (404), ``ForecastConflict`` (409), ``ValidationError`` (400, all fields at once).
@@ -33,10 +36,25 @@ from django.utils import timezone
 from ingestion.models import Article, Question
 from ingestion.services.questions import default_window_end
 from leaderboard.models import Agent, Forecast, ReplaySession
+from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
 from leaderboard.services.errors import ForecastConflict, NotFound
 from leaderboard.services.predictions import ArticleResolver, forecast_body_clean, url_variants
 
-REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED)
+
+def _refuse_unless_offered(question: Question, *, what: str) -> None:
+    """ForecastConflict (409) naming why a replay question does not take ``what``."""
+    if question.outcome_published_at is not None:
+        raise ForecastConflict(
+            f"replay question {question.pk}'s outcome was published at "
+            f"{question.outcome_published_at.isoformat()}; it takes no more {what}",
+            field="question",
+        )
+    if question.status not in REPLAY_OFFERED_STATUSES:
+        raise ForecastConflict(
+            f"replay question {question.pk} is {question.public_status} and not offered on the replay track",
+            field="question",
+        )
+
 
 # Where in the window [open_at, t_res) a replay session places the agent, by question policy.
 SIMULATED_DATE_FRACTIONS: Final = {
@@ -158,11 +176,7 @@ def _check_accepting(
         if item.session_id is not None:
             errors["session"] = ["live questions take no replay session; send null or leave it out"]
         return None, errors
-    if question.status not in REPLAY_OFFERED_STATUSES:
-        raise ForecastConflict(
-            f"replay question {question.pk} is {question.status} and not offered on the replay track",
-            field="question",
-        )
+    _refuse_unless_offered(question, what="forecasts")
     if item.session_id is None:
         errors["session"] = [
             f"replay question {question.pk} needs your replay session: POST /api/v1/replays/ "
@@ -172,6 +186,11 @@ def _check_accepting(
     session = ctx.sessions.get(item.session_id)
     if session is None or session.agent_id != ctx.agent.pk:
         raise NotFound(f"replay session {item.session_id} not found for this agent", field="session")
+    if session.closed_at is not None:
+        raise ForecastConflict(
+            f"replay session {session.pk} was closed at {session.closed_at.isoformat()}; it takes no more forecasts",
+            field="session",
+        )
     if session.question_id != question.pk:
         errors["session"] = [f"replay session {session.pk} is for question {session.question_id}, not {question.pk}"]
     return session, errors
@@ -535,11 +554,7 @@ def replay_session_open(*, agent: Agent, question_id: int, now: datetime | None 
     existing = ReplaySession.objects.filter(agent=agent, question=question).first()
     if existing is not None:
         return existing, False
-    if question.status not in REPLAY_OFFERED_STATUSES:
-        raise ForecastConflict(
-            f"replay question {question.pk} is {question.status} and not offered on the replay track",
-            field="question",
-        )
+    _refuse_unless_offered(question, what="replay sessions")
     simulated_at = replay_simulated_at(question=question)
     try:
         with transaction.atomic():
@@ -550,3 +565,17 @@ def replay_session_open(*, agent: Agent, question_id: int, now: datetime | None 
         # A concurrent request created it first; the unique constraint keeps one per agent and question.
         return ReplaySession.objects.get(agent=agent, question=question), False
     return session, True
+
+
+@transaction.atomic
+def replay_session_close(*, agent: Agent, session_id: uuid.UUID | str, now: datetime | None = None) -> ReplaySession:
+    """Close the agent's own replay session (idempotent): it takes no more forecasts, the ones made
+    stand, and the agent is no longer working on that question for the evidence gateway."""
+    now = now or timezone.now()
+    session = ReplaySession.objects.select_for_update().filter(pk=session_id, agent=agent).first()
+    if session is None:
+        raise NotFound(f"replay session {session_id} not found for this agent", field="session")
+    if session.closed_at is None:
+        session.closed_at = now
+        session.save(update_fields=["closed_at"])
+    return session

@@ -14,8 +14,9 @@ command call it). What it does depends on the question's current resolution:
 
 A run that finds every current grade on the current key writes nothing (idempotent). Two workers
 on one question: the first claims ``QuestionGradingState`` with a conditional UPDATE on
-``claimed_at``; the other gets ``status="busy"`` (the task retries later). A claim older than
-HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is taken over (its worker died).
+``claimed_at`` and keeps the claim alive with a heartbeat; the other gets ``status="busy"`` (the
+task tries again once a dead holder's claim would be stale). A claim whose heartbeat stopped for
+HINDSIGHT_GRADING_CLAIM_STALE_SECONDS is taken over (its worker died): ``leaderboard.services.claims``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import numpy as np
 import orjson
 from django.conf import settings
 from django.db import connection, connections, transaction
-from django.db.models import Case, F, Field, Q, Value, When
+from django.db.models import F, Field
 from django.utils import timezone
 
 from grading.scoring import GRADER_VERSION
@@ -80,12 +81,16 @@ from leaderboard.selectors.grades import (
     matcher_settings,
     reference_key_of,
 )
+from leaderboard.services.claims import claims_kept_alive, grading_claim, released
+from leaderboard.services.leaks import ServedIndex, forecast_as_of
 from leaderboard.services.predictions import question_options
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RESOLVED_KINDS = (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND)
+# A grade's details list this many of its leaked reads (the count is always complete).
+LEAKED_READS_LISTED = 50
 _MARKS = str.maketrans("", "", "\x02\x03")
 
 
@@ -108,43 +113,20 @@ class GradingReport:
         return asdict(self)
 
 
-# ------------------------------------------------------------------------------------ claim
-
-
-def grading_claim(*, question_id: int, now: datetime) -> bool:
-    """Take the question for this worker; False when another worker holds a fresh claim."""
-    stale = now - timedelta(seconds=settings.HINDSIGHT_GRADING_CLAIM_STALE_SECONDS)
-    claim = QuestionGradingState.objects.filter(question_id=question_id).filter(
-        Q(claimed_at__isnull=True) | Q(claimed_at__lt=stale)
-    )
-    if claim.update(claimed_at=now) == 1:
-        return True
-    # No state row yet (the question's first run), or a fresh claim by another worker: create the
-    # row if it is missing (a no-op when it exists) and try once more.
-    QuestionGradingState.objects.bulk_create([QuestionGradingState(question_id=question_id)], ignore_conflicts=True)
-    return claim.update(claimed_at=now) == 1
-
-
-def _released(claimed_at: datetime) -> Case:
-    """``claimed_at`` after releasing our claim: NULL if it is still ours, else untouched (taken over)."""
-    return Case(When(claimed_at=claimed_at, then=Value(None)), default=F("claimed_at"))
-
-
-def grading_release(*, question_id: int, claimed_at: datetime) -> None:
-    QuestionGradingState.objects.filter(question_id=question_id, claimed_at=claimed_at).update(claimed_at=None)
-
-
 # ------------------------------------------------------------------------------------ which counts
 
 
 def counting_forecasts(question: Question, heads: Sequence[ForecastHead]) -> set[int]:
     """Ids of the forecasts that count: live, each agent's latest at or before close_at; replay,
-    each session's latest (``heads`` are ordered by received_at, id)."""
+    each session's latest received before the outcome was published (a forecast made once the
+    outcome is public never counts, however it got in). ``heads`` are ordered by received_at, id."""
     latest: dict[tuple[int, Any], int] = {}
     replay = question.track == Question.Track.REPLAY
+    published = question.outcome_published_at
     for head in heads:
         if replay:
-            latest[(head.agent_id, head.session_id)] = head.id
+            if published is None or head.received_at < published:
+                latest[(head.agent_id, head.session_id)] = head.id
         elif head.received_at <= question.close_at:
             latest[(head.agent_id, None)] = head.id
     return set(latest.values())
@@ -244,6 +226,7 @@ class QuestionGrader:
         key: str,
         now: datetime,
         reads: dict[int, list[Read]],
+        served: ServedIndex | None = None,
     ) -> None:
         self.question = question
         self.resolution = resolution
@@ -252,6 +235,7 @@ class QuestionGrader:
         self.key = key
         self.now = now
         self.reads = reads
+        self.served = served or ServedIndex({})
         self.matcher = matcher
         self.matcher_dict = matcher.as_dict()
         self.reference = reference
@@ -352,7 +336,8 @@ class QuestionGrader:
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             # A stored prediction that the rules cannot read is graded as ungradable, not skipped.
             details["outcome_error"] = str(exc)[:500]
-        self._evidence(grade, data, as_of, details)
+        leak_as_of = forecast_as_of(self.question, simulated_at=data.simulated_at, received_at=data.received_at)
+        self._evidence(grade, data, leak_as_of, details)
         return grade
 
     def _outcome(self, grade: dict[str, Any], data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
@@ -470,12 +455,22 @@ class QuestionGrader:
         cited_ids = [a for a, _ in data.cited]
         published: dict[int | str, datetime | None] = dict(data.cited)
         urls = [s for s in data.sources or [] if isinstance(s, str)]
-        # Leaks need only the forecast: counted whether or not the reference is ready.
+        # Leaks need only the forecast and the access log: counted whether or not the reference is ready.
         cited: list[int | str] = [*cited_ids, *urls]
         leaked, _unknown = leaked_items(cited, published, as_of)
-        grade["leaks"] = len(leaked)
         if leaked:
             details["leaked_article_ids"] = leaked
+        # A replay forecast also leaks whatever the gateway served its agent, in any scope, dated at
+        # or after its date (leaderboard.services.leaks).
+        served = (
+            self.served.leaked(agent_id=data.agent_id, until=data.received_at, as_of=as_of)
+            if data.session_id is not None
+            else []
+        )
+        if served:
+            details["leaked_reads"] = {"count": len(served), "items": served[:LEAKED_READS_LISTED]}
+        leaks: set[int | str] = {*leaked, *served}
+        grade["leaks"] = len(leaks)
         if not self.built:
             return
         read: set[int] = set()
@@ -484,11 +479,11 @@ class QuestionGrader:
                 break
             if data.session_id is None or r.session_id == data.session_id:
                 read.update(r.article_ids)
-        # C: cited articles, cited URLs that are not archive articles, and articles read for it.
-        sources: set[int | str] = {*cited_ids, *read}
+        # C: cited articles, cited URLs that are not archive articles, articles read for it, and the
+        # leaked articles read elsewhere; a leaked item counts in C but is never credited as overlap.
+        sources: set[int | str] = {*cited_ids, *read, *(k for k in served if isinstance(k, int))}
         sources.update(u for u in urls if u not in published)
-        # A leaked item counts among the sources (C) but can never earn overlap with C^H.
-        srcp = score_evidence(sources, self.reference_ids, leaked=leaked)
+        srcp = score_evidence(sources, self.reference_ids, leaked=leaks)
         grade["source_precision"] = srcp.source_precision
         grade["source_recall"] = srcp.source_recall
         details["evidence"] = {"sources": srcp.n_sources, "read": len(read), "overlap": srcp.n_overlap}
@@ -764,7 +759,14 @@ def _grade(questions: Sequence[Question], *, now: datetime, force: bool) -> dict
         )
         for question in questions
     ]
-    work = [(plan, forecast_id) for plan in plans if plan.grader is not None for forecast_id in plan.todo]
+    grading = [plan for plan in plans if plan.grader is not None]
+    served = ServedIndex.for_questions(
+        [plan.question for plan in grading], {qid: found[0] for qid, found in heads_and_grades.items()}
+    )
+    for plan in grading:
+        assert plan.grader is not None
+        plan.grader.served = served
+    work = [(plan, forecast_id) for plan in grading for forecast_id in plan.todo]
     with _BatchWriter() as writer:
         for chunk in _chunks(work, settings.HINDSIGHT_GRADING_BATCH_SIZE):
             data = {d.id: d for d in forecast_data([forecast_id for _, forecast_id in chunk])}
@@ -836,12 +838,12 @@ def _release(question_id: int, *, now: datetime, report: GradingReport) -> None:
     }
     if changed:
         updates["runs"] = F("runs") + 1
-    QuestionGradingState.objects.filter(question_id=question_id).update(**updates, claimed_at=_released(now))
+    QuestionGradingState.objects.filter(question_id=question_id).update(**updates, claimed_at=released(now))
 
 
 def _release_failed(question_id: int, *, now: datetime, exc: BaseException) -> None:
     QuestionGradingState.objects.filter(question_id=question_id).update(
-        last_error=f"{type(exc).__name__}: {exc}"[:2000], claimed_at=_released(now)
+        last_error=f"{type(exc).__name__}: {exc}"[:2000], claimed_at=released(now)
     )
 
 
@@ -918,7 +920,7 @@ def grade_questions(
             else:
                 reports[question_id] = GradingReport(question_id=question_id, status="busy")
     if claimed:
-        with cyclic_gc_paused():
+        with cyclic_gc_paused(), claims_kept_alive([q.pk for q in claimed], claimed_at=now):
             reports.update(_run_claimed(claimed, now=now, force=force))
     # Released first, then look for requests: a request left after this check finds the claim free.
     for question in claimed:
@@ -928,7 +930,8 @@ def grade_questions(
             if not grading_claim(question_id=question.pk, now=again_now):
                 grading_request_rerun(question_id=question.pk)
                 break
-            again = _run_claimed([question], now=again_now, force=False)[question.pk]
+            with claims_kept_alive([question.pk], claimed_at=again_now):
+                again = _run_claimed([question], now=again_now, force=False)[question.pk]
             report.graded += again.graded
             report.withdrawn += again.withdrawn
             report.counts_updated += again.counts_updated

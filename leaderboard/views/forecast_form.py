@@ -19,7 +19,7 @@ from leaderboard.models import Agent, Forecast, ReplaySession
 from leaderboard.selectors.questions import forecastable_questions
 from leaderboard.selectors.teams import agent_list_for_user
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
-from leaderboard.services.forecasts import REPLAY_OFFERED_STATUSES, forecast_submit, replay_session_open
+from leaderboard.services.forecasts import forecast_submit, replay_session_open
 
 PICKER_PAGE_SIZE = 20
 
@@ -29,7 +29,7 @@ def _picker(params: Any) -> dict[str, Any]:
     at a time, the sample world's first."""
     search = params.get("find", "").strip()[:200]
     qtype = params.get("qtype", "")
-    results = forecastable_questions(replay_statuses=REPLAY_OFFERED_STATUSES, search=search, qtype=qtype)
+    results = forecastable_questions(search=search, qtype=qtype)
     page = Paginator(results, PICKER_PAGE_SIZE).get_page(params.get("qpage"))
     return {"find": search, "qtype": qtype, "results": page, "types": Question.Type.choices}
 

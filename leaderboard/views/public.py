@@ -24,6 +24,7 @@ from leaderboard.selectors.pairwise import pairwise_confidence
 from leaderboard.selectors.questions import (
     SAMPLE_WORLD,
     outcome_texts_for_grades,
+    public_status_q,
     question_forecast_rows,
     question_resolutions_visible,
     question_search,
@@ -121,7 +122,7 @@ def questions_list(request: HttpRequest) -> HttpResponse:
     defaulted = not any(k in request.GET for k in ("status", "track", "type", "origin", "domain", "q", "world"))
     status = "open" if defaulted else request.GET.get("status", "")
     if status in Question.Status.values:
-        qs = qs.filter(status=status)
+        qs = qs.filter(public_status_q(status))
         filters["status"] = status
     elif status == "any":
         filters["status"] = "any"

@@ -4,8 +4,13 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from leaderboard.views import accounts
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # The reset request pages tell the truth about sending; the rest of the accounts pages are Django's.
+    path("accounts/password_reset/", accounts.PasswordResetView.as_view(), name="password_reset"),
+    path("accounts/password_reset/done/", accounts.PasswordResetDoneView.as_view(), name="password_reset_done"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

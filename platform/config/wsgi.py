@@ -1,3 +1,6 @@
+"""The Django site as a WSGI application (``WSGI_APPLICATION``). The servers run it inside the ASGI
+application of ``config.asgi``, which adds /mcp/ and the request-body limit in front of it."""
+
 from __future__ import annotations
 
 import os

@@ -12,7 +12,7 @@ from grading.models import GraphBuildAttempt, HindsightGraph
 from tests.grading.corpus import make_corpus, make_question, resolve
 from tests.grading.fake_llm import closed_port_url
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 def test_builds_by_external_id_and_is_safe_to_rerun() -> None:

@@ -15,7 +15,7 @@ from ingestion.models import Question, Resolution, StructuredEvent
 from ingestion.services.events import relation_question_times
 from tests.factories import ArticleFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 
 

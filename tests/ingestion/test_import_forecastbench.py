@@ -21,7 +21,7 @@ QUESTIONS = DATA / "2026-05-10-llm.json"
 RESOLUTIONS = DATA / "2026-05-10_resolution_set.json"
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 def run(*paths: Path) -> str:

@@ -15,7 +15,7 @@ from ingestion.models import Question, Resolution
 
 SAMPLE = Path(__file__).parent / "fixtures" / "questions" / "sample.json"
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 def load(path: Path) -> str:

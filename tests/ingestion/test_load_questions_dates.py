@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 
 from ingestion.models import Question
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 REPLAY = {
     "external_id": "dates-1",

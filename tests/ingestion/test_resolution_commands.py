@@ -13,7 +13,7 @@ from ingestion.models import Question, Resolution
 from ingestion.signals import resolution_changed
 from tests.factories import QuestionFactory
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db(transaction=True)]
 
 
 def run(*args: str) -> str:

@@ -11,6 +11,8 @@ from django.core.management import CommandError, call_command
 from ingestion.models import Article, Source
 from tests.ingestion.fakeserver import Response
 
+pytestmark = pytest.mark.dual_db
+
 
 def run(*args: str) -> list[str]:
     out = StringIO()

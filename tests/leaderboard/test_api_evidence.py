@@ -115,13 +115,18 @@ def test_another_agents_session_is_404_like_an_unknown_one(
     assert all(a == {"code": "not_found", "message": "Replay session not found."} for a in answers)
 
 
-def test_limit_is_capped_and_bad_paging_is_400(agent_http: httpx.Client, session: ReplaySession) -> None:
+def test_limit_above_the_maximum_and_bad_paging_are_400(agent_http: httpx.Client, session: ReplaySession) -> None:
     for i in range(55):
         ArticleFactory(title=f"Budget item {i}", published_at=T_SIM - timedelta(hours=i + 1))
-    r = agent_http.get("/api/v1/evidence/articles/", params={"q": "budget", "session": str(session.pk), "limit": 500})
+    r = agent_http.get("/api/v1/evidence/articles/", params={"q": "budget", "session": str(session.pk), "limit": 50})
     assert r.status_code == 200
     assert r.json()["limit"] == 50 and len(r.json()["results"]) == 50 and r.json()["count"] == 55
-    for params, field in [({"offset": -1}, "offset"), ({"limit": 0}, "limit"), ({"q": ""}, "q")]:
+    for params, field in [
+        ({"offset": -1}, "offset"),
+        ({"limit": 0}, "limit"),
+        ({"limit": 51}, "limit"),
+        ({"q": ""}, "q"),
+    ]:
         r = agent_http.get("/api/v1/evidence/articles/", params={"q": "budget", "session": str(session.pk), **params})
         assert r.status_code == 400
         assert r.json()["errors"][0]["field"] == field

@@ -183,7 +183,7 @@ def test_replay_needs_own_session(agent_http: httpx.Client, rival_http: httpx.Cl
     assert Forecast.objects.get().session_id is not None
 
 
-@pytest.mark.parametrize("status", [Question.Status.DRAFT, Question.Status.ANNULLED, Question.Status.OPEN])
+@pytest.mark.parametrize("status", [Question.Status.DRAFT, Question.Status.OPEN])
 def test_replay_not_offered_is_409(agent_http: httpx.Client, status: str) -> None:
     question = replay_question()
     session = agent_http.post("/api/v1/replays/", json={"question": question.pk}).json()["id"]

@@ -54,7 +54,7 @@ def test_window_falls_back_to_resolve_by(agent_http: httpx.Client) -> None:
     [
         (lambda: live_question(), 409, "live track"),
         (lambda: replay_question(status=Question.Status.DRAFT), 409, "not offered"),
-        (lambda: replay_question(status=Question.Status.ANNULLED), 409, "not offered"),
+        (lambda: replay_question(outcome_published_at=T_RES + timedelta(days=3)), 409, "outcome was published"),
         (lambda: replay_question(open_at=datetime(2027, 1, 1, tzinfo=T0.tzinfo)), 409, "empty forecast window"),
     ],
 )

@@ -33,3 +33,59 @@ def test_docs_page_is_served_without_internet(http: httpx.Client) -> None:
     scripts = re.findall(r'src="([^"]+swagger-ui-bundle\.js)"', response.text)
     assert scripts and all(src.startswith("/static/") for src in scripts)  # no CDN
     assert http.get(scripts[0]).status_code == 200
+
+
+def _schema(http: httpx.Client) -> dict:
+    return http.get("/api/v1/schema/", params={"format": "json"}).json()
+
+
+def _resolve(schema: dict, node: dict) -> dict:
+    while "$ref" in node:
+        node = schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]]
+    return node
+
+
+def test_lists_are_documented_as_pages(http: httpx.Client) -> None:
+    schema = _schema(http)
+    for path in ("/api/v1/questions/", "/api/v1/forecasts/", "/api/v1/evidence/log/"):
+        ok = schema["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        page = _resolve(schema, ok)
+        assert page["type"] == "object" and set(page["required"]) == {"count", "next", "previous", "results"}, path
+        assert page["properties"]["results"]["type"] == "array"
+
+
+def test_errors_bounds_and_media_types_are_documented(http: httpx.Client) -> None:
+    schema = _schema(http)
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            responses = set(operation["responses"])
+            assert {"400", "401", "429", "503"} <= responses, (method, path)
+            if "{" in path:
+                assert "404" in responses, (method, path)
+            if "requestBody" in operation:
+                assert set(operation["requestBody"]["content"]) == {"application/json"}, (method, path)
+                assert {"413", "415"} <= responses, (method, path)
+            for parameter in operation.get("parameters", []):
+                if parameter["name"] in ("question", "question_id", "article_id"):
+                    assert parameter["schema"]["minimum"] == 1, (path, parameter)
+                if parameter["name"] == "limit":
+                    assert parameter["schema"]["minimum"] == 1 and parameter["schema"]["maximum"] <= 200, path
+                if parameter["name"] == "offset":
+                    assert parameter["schema"]["minimum"] == 0, path
+    for path in [p for p in schema["paths"] if p.startswith("/api/v1/evidence/")]:
+        assert {"400", "401", "404"} <= set(schema["paths"][path]["get"]["responses"]), path
+    body = _resolve(
+        schema, schema["paths"]["/api/v1/forecasts/"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    )
+    assert body["properties"]["question"]["minimum"] == 1
+    assert body["properties"]["prediction"]["type"] == "object"
+    replay = _resolve(
+        schema, schema["paths"]["/api/v1/replays/"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    )
+    assert replay["properties"]["question"]["minimum"] == 1
+
+
+def test_a_form_encoded_body_is_415(agent_http: httpx.Client) -> None:
+    response = agent_http.post("/api/v1/replays/", data={"question": "1"})
+    assert response.status_code == 415
+    assert response.json()["code"] == "unsupported_media_type"

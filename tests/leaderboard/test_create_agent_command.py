@@ -12,7 +12,7 @@ from leaderboard.models import Agent, ApiToken, Membership, Team
 from leaderboard.services.teams import token_authenticate
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 def run(*args: str) -> list[str]:

@@ -14,7 +14,7 @@ from leaderboard.services.standings import standings_rebuild, standings_update_f
 from tests.factories import QuestionFactory
 from tests.leaderboard.standings_data import World, build_world, grade, resolve
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 VIEW = {"track": "all", "question_type": "", "domain": "", "origin": "", "horizon": "", "contamination_filter": True}

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,15 +22,13 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.core.servers.basehttp import WSGIServer, get_internal_wsgi_application
-from django.core.servers.basehttp import run as serve_wsgi
 from django.db import connection
 
 from config import celery_app
 from config.inprocess_beat import InProcessBeat
+from config.inprocess_server import InProcessServer, ServeError
 from ingestion.models import Question
 from ingestion.sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
 from ingestion.services.questions import question_publish_outcome
@@ -122,7 +119,7 @@ class Command(BaseCommand):
         self.stdout.write("Serving; press Ctrl-C to stop.")
         try:
             while server.is_alive():
-                server.join(timeout=1)
+                server.thread.join(timeout=1)
         except KeyboardInterrupt:
             self.stdout.write("Stopped.")
         finally:
@@ -171,26 +168,12 @@ class Command(BaseCommand):
         self.step("Importing the real ForecastBench 2026-05-10 round (CC BY-SA 4.0; outcome grades only)")
         call_command("import_forecastbench", str(questions), str(resolutions), stdout=IndentedOutput(self.stdout.write))
 
-    def _serve(self, host: str, port: int) -> threading.Thread:
-        self.step(f"Serving the site on http://{host}:{port}/")
-        handler = StaticFilesHandler(get_internal_wsgi_application())
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def target() -> None:
-            try:
-                ready.set()
-                serve_wsgi(host, port, handler, ipv6=False, threading=True, server_cls=WSGIServer)
-            except BaseException as exc:  # the port is taken, typically
-                failure.append(exc)
-
-        thread = threading.Thread(target=target, name="hindsight-site", daemon=True)
-        thread.start()
-        ready.wait()
-        time.sleep(0.5)
-        if failure:
-            raise CommandError(f"cannot serve on {host}:{port}: {failure[0]} (try --addrport 127.0.0.1:8001)")
-        return thread
+    def _serve(self, host: str, port: int) -> InProcessServer:
+        self.step(f"Serving the site on http://{host}:{port}/ (MCP clients: http://{host}:{port}/mcp/)")
+        try:
+            return InProcessServer(host=host, port=port).start()
+        except ServeError as exc:
+            raise CommandError(f"cannot serve on {host}:{port}: {exc} (try --addrport 127.0.0.1:8001)") from exc
 
     def _forecast(self, base_url: str) -> None:
         self.step("Baseline agents forecasting over HTTP on live and replay questions")
@@ -265,12 +248,12 @@ class Command(BaseCommand):
                     "                                 ForecastBench questions have no evidence corpus: outcome grades only.",
                     f"  4. Staff pages:              {base}/admin/  log in as {login}",
                     f"                                 sources status, review queue: {base}/hindsight/review/",
-                    f"  5. API docs:                 {base}/api/docs/",
+                    f"  5. API docs:                 {base}/api/docs/   MCP clients: {base}/mcp/ (agent token)",
                     "  6. Your own agent, graded in minutes on the sample world's open questions:",
-                    "       python manage.py create_agent --team 'My team' --agent my-agent --cutoff 2024-06-01",
+                    "       python manage.py create_agent --team 'My team' --agent first-agent --cutoff 2024-06-01",
                     f"       python examples/reference_agent.py --base-url {base} --token <printed token>",
                     "       python manage.py sample_world --advance   # the clock runs on: questions resolve, grades follow",
-                    f"     then open {base}/agents/my-agent/ (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY",
+                    f"     then open {base}/agents/first-agent/ (add --mode llm with OPENAI_BASE_URL/OPENAI_API_KEY",
                     "     to the agent for any OpenAI-compatible server)",
                     "",
                 ]

@@ -1,4 +1,5 @@
-"""python manage.py regrade [ID ...] [--all] [--force]: (re)grade questions now, in this process."""
+"""python manage.py regrade [ID ...] [--force]: (re)grade questions now, in this process, and refresh
+the standings of the questions whose grades changed."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Exists, OuterRef, Q
 
 from ingestion.models import Question
 from ingestion.services.questions import question_lookup
+from leaderboard.models import Grade
 from leaderboard.services.grading import grade_questions
+from leaderboard.services.standings import standings_update_for_questions
 
 
 class Command(BaseCommand):
@@ -33,12 +37,16 @@ class Command(BaseCommand):
                 except Question.DoesNotExist as exc:
                     raise CommandError(str(exc)) from exc
         else:
+            # One query with OR rather than a UNION: SQLite refuses the models' default ORDER BY
+            # inside a compound statement.
+            has_current = Exists(Grade.objects.filter(forecast__question=OuterRef("pk"), is_current=True))
             ids = list(
-                Question.objects.filter(status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED])
-                .union(Question.objects.filter(forecasts__grades__is_current=True))
+                Question.objects.filter(
+                    Q(status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) | Q(has_current)
+                )
+                .order_by("pk")
                 .values_list("pk", flat=True)
             )
-            ids = sorted(set(ids))
         totals = {"questions": 0, "graded": 0, "unchanged": 0, "withdrawn": 0, "void": 0, "busy": 0}
         size = max(1, settings.HINDSIGHT_GRADING_QUESTIONS_PER_RUN)
         reports = (
@@ -46,8 +54,11 @@ class Command(BaseCommand):
             for start in range(0, len(ids), size)
             for report in grade_questions(question_ids=ids[start : start + size], force=options["force"])
         )
+        changed: list[int] = []
         for report in reports:
             question_id = report.question_id
+            if report.graded or report.withdrawn or report.counts_updated:
+                changed.append(question_id)
             totals["questions"] += 1
             totals["graded"] += report.graded
             totals["unchanged"] += report.unchanged
@@ -60,6 +71,10 @@ class Command(BaseCommand):
                 + (f", judge: {report.judge}" if report.judge else "")
                 + ")"
             )
+        if changed:
+            # The standings are materialised: refresh the views holding the questions whose grades changed.
+            refreshed = standings_update_for_questions(question_ids=changed)
+            self.stdout.write(f"Standings refreshed: {refreshed.views} view(s) of {len(changed)} question(s).")
         self.stdout.write(
             self.style.SUCCESS(
                 f"Regraded {totals['questions']} question(s): {totals['graded']} grades written "

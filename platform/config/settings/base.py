@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import dj_database_url
 from celery.schedules import crontab
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parents[3]
 VAR_DIR = Path(os.environ.get("HINDSIGHT_VAR_DIR", BASE_DIR / "var"))
@@ -24,6 +26,17 @@ def env_bool(name: str, default: bool = False) -> bool:
 def env_int(name: str, default: int) -> int:
     value = os.environ.get(name)
     return default if value in (None, "") else int(value)
+
+
+def env_networks(name: str) -> list[str]:
+    """A comma-separated list of IP addresses or networks, each checked here."""
+    items = [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError as exc:
+            raise ImproperlyConfigured(f"{name}: {item!r} is not an IP address or network ({exc})") from exc
+    return items
 
 
 def env_float(name: str, default: float) -> float:
@@ -56,13 +69,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Answers 413 JSON for oversized API bodies before anything reads them.
-    "leaderboard.middleware.ApiBodySizeLimitMiddleware",
+    # API: 413 JSON for oversized bodies before anything reads them, 400 for NUL in the query.
+    "leaderboard.middleware.ApiRequestGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Log-in lockout, sign-up and password-reset limits (after CSRF: forged posts are not counted).
+    "leaderboard.account_throttle.AccountThrottleMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -94,9 +109,14 @@ DATABASES: dict[str, Any] = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # WAL lets the server read while an in-process task writes.
-    DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = (
-        "PRAGMA journal_mode=WAL; PRAGMA busy_timeout=5000;"
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        # WAL lets the server read while an in-process task writes.
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        # Every transaction takes the write lock when it begins, waiting for it up to the busy
+        # timeout: a deferred transaction that read first could not wait when it came to write
+        # (SQLite answers "database is locked" at once rather than risk a deadlock).
+        transaction_mode="IMMEDIATE",
+        timeout=env_float("HINDSIGHT_SQLITE_BUSY_TIMEOUT_SECONDS", 30.0),
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -113,6 +133,21 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# E-mail (password reset): an SMTP server when DJANGO_EMAIL_HOST is set; otherwise messages go to the
+# server's console (the embedded default). Production turns "no server" into "no e-mail" (production.py).
+EMAIL_HOST = os.environ.get("DJANGO_EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get("DJANGO_EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env_int("DJANGO_EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.environ.get("DJANGO_EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("DJANGO_EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("DJANGO_EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("DJANGO_EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = env_int("DJANGO_EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DJANGO_DEFAULT_FROM_EMAIL", "Hindsight <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "leaderboard:dashboard"
 LOGOUT_REDIRECT_URL = "leaderboard:home"
@@ -133,6 +168,10 @@ STORAGES = {
 
 # Requests larger than this answer 413 (forecast bodies, forms).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("HINDSIGHT_MAX_BODY_BYTES", 1024 * 1024)
+# Threads per server process that run the Django site's requests (config.asgi); /mcp/ tool calls
+# run in the event loop's own worker threads. Each thread keeps its own database connection
+# (DATABASE_CONN_MAX_AGE), so processes x threads bounds the site's connections.
+HINDSIGHT_SITE_THREADS = env_int("HINDSIGHT_SITE_THREADS", 4)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -140,6 +179,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_THROTTLE_CLASSES": ["leaderboard.throttling.TokenRateThrottle"],
+    # Bodies are JSON only, refused whole when they hold text no column can store (NUL, lone
+    # surrogates) or nest deeper than any forecast does.
+    "DEFAULT_PARSER_CLASSES": ["leaderboard.apis.parsing.CheckedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
@@ -158,11 +201,32 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two choice sets are both called "status": name them after what they describe.
+    "ENUM_NAME_OVERRIDES": {
+        "QuestionStatusEnum": "ingestion.models.Question.Status",
+        "DeliveryStatusEnum": "endpoints.models.Delivery.Status",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "leaderboard.schema.add_common_errors",
+    ],
 }
 
-# Forecast API rate limit per token: requests per window (seconds).
+# API rate limit (every endpoint): requests per window (seconds) per agent token, else per signed-in
+# user, else per client address; 0 turns it off.
 HINDSIGHT_RATE_LIMIT_REQUESTS = env_int("HINDSIGHT_RATE_LIMIT_REQUESTS", 600)
 HINDSIGHT_RATE_LIMIT_WINDOW = env_int("HINDSIGHT_RATE_LIMIT_WINDOW", 60)
+# With the cache (Redis) unreachable: serve requests uncounted (true) or answer 503 + Retry-After.
+HINDSIGHT_RATE_LIMIT_FAIL_OPEN = env_bool("HINDSIGHT_RATE_LIMIT_FAIL_OPEN", False)
+# Addresses or networks of reverse proxies whose X-Forwarded-For is believed (comma-separated, e.g.
+# "10.0.0.0/8,127.0.0.1"); empty: the client address is the connection's peer address.
+HINDSIGHT_TRUSTED_PROXIES = env_networks("HINDSIGHT_TRUSTED_PROXIES")
+# Log-in lockout: failed attempts per username and per client address within the window (seconds).
+HINDSIGHT_LOGIN_FAILURES_PER_USER = env_int("HINDSIGHT_LOGIN_FAILURES_PER_USER", 5)
+HINDSIGHT_LOGIN_FAILURES_PER_ADDRESS = env_int("HINDSIGHT_LOGIN_FAILURES_PER_ADDRESS", 30)
+HINDSIGHT_LOGIN_LOCKOUT_SECONDS = env_int("HINDSIGHT_LOGIN_LOCKOUT_SECONDS", 900)
+# Sign-up and password-reset forms: submissions per client address per hour (reset: also per e-mail).
+HINDSIGHT_ACCOUNT_FORMS_PER_HOUR = env_int("HINDSIGHT_ACCOUNT_FORMS_PER_HOUR", 20)
 
 # Fetching feeds and market APIs (ingestion/fetching.py).
 HINDSIGHT_FETCH_TIMEOUT_SECONDS = env_float("HINDSIGHT_FETCH_TIMEOUT_SECONDS", 20.0)
@@ -286,7 +350,10 @@ HINDSIGHT_JUDGE_EVIDENCE_ARTICLES = env_int("HINDSIGHT_JUDGE_EVIDENCE_ARTICLES",
 HINDSIGHT_GRADING_BATCH_SIZE = env_int("HINDSIGHT_GRADING_BATCH_SIZE", 500)
 # Questions graded together by one task (the sweeper and `regrade` send them in groups of this size).
 HINDSIGHT_GRADING_QUESTIONS_PER_RUN = env_int("HINDSIGHT_GRADING_QUESTIONS_PER_RUN", 20)
-HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_SECONDS", 900)
+# A grading run stamps its claim every HEARTBEAT seconds; a claim silent for STALE seconds belongs to a
+# dead run and is taken over by the next delivery or sweep.
+HINDSIGHT_GRADING_HEARTBEAT_SECONDS = env_float("HINDSIGHT_GRADING_HEARTBEAT_SECONDS", 10.0)
+HINDSIGHT_GRADING_CLAIM_STALE_SECONDS = env_int("HINDSIGHT_GRADING_CLAIM_STALE_SECONDS", 30)
 # Leaderboard: an agent needs this many questions carrying the rank metric to be ranked (else provisional).
 HINDSIGHT_MIN_RANKED_N = env_int("HINDSIGHT_MIN_RANKED_N", 10)
 # Leaderboard page size.

@@ -7,7 +7,7 @@ import os
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import ALLOWED_HOSTS, DATABASES, REDIS_URL, env_bool, env_int
+from .base import ALLOWED_HOSTS, DATABASES, EMAIL_HOST, REDIS_URL, env_bool, env_int
 
 DEBUG = False
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
@@ -27,3 +27,12 @@ HINDSIGHT_DELIVERY_ALLOW_LOOPBACK = False
 HINDSIGHT_PUBLIC_URL = (
     os.environ.get("HINDSIGHT_PUBLIC_URL") or f"https://{ALLOWED_HOSTS[0] if ALLOWED_HOSTS else 'localhost'}"
 ).rstrip("/")
+# HTTPS only: redirect plain HTTP and tell browsers to stay on HTTPS (HSTS). On by default; turn
+# the redirect off only where a proxy already redirects, and HSTS only while moving to HTTPS.
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SECURE_SSL_REDIRECT", True)
+SECURE_HSTS_SECONDS = env_int("DJANGO_SECURE_HSTS_SECONDS", 365 * 24 * 3600)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_SECURE_HSTS_PRELOAD", True)
+# Without an SMTP server there is no e-mail: the password reset page says so instead of pretending.
+if not EMAIL_HOST and not os.environ.get("DJANGO_EMAIL_BACKEND"):
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("ingestion", "0011_news_cluster_llm_usage"),
-        ("leaderboard", "0007_grade_carried_graph_and_ker_coverage"),
+        ("leaderboard", "0010_forecast_channel_mcp"),
     ]
 
     operations = [
