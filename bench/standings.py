@@ -1,10 +1,14 @@
 """Benchmark of the standings: full rebuild and leaderboard read latency on PostgreSQL.
 
-Loads A agents x Q binary questions with P graded forecasts per question (default full size:
-1,000 x 10,000 x 100 = 1,000,000 grades) using COPY, then measures in the same run:
+Loads A agents x Q binary questions with P graded forecasts per question (full size: 1,000 x 10,000 x
+100 = 1,000,000 grades; ``--size fit``: 1,000 x 100,000 x 10, the same grades over ten times the
+questions) using COPY, then measures in the same run:
 
-- ``rebuild_seconds``: ``standings_rebuild()`` with the bootstrap (every materialised view);
-- ``aggregation_seconds``: the same rebuild without the bootstrap (the baseline), and their ratio;
+- ``aggregation_seconds``: ``standings_rebuild()`` without the bootstrap and without the
+  fixed-effects fit (every materialised view, peer and time-averaged scores included);
+- ``bootstrap_pass_seconds``: with the bootstrap, without the fit;
+- ``rebuild_seconds``: the full rebuild (bootstrap and fit), and what the bootstrap and the fit each
+  add (aim: the fit adds no more than the bootstrap does);
 - p50/p95 latency of ``/leaderboard/`` and ``/api/v1/leaderboard/`` under 20 concurrent readers
   (gunicorn on a free loopback port, httpx threads), over a mix of materialised views.
 
@@ -12,6 +16,7 @@ Goals: rebuild <= 60 s, page p95 <= 100 ms. Prints one JSON object.
 
     bash scripts/with-services.sh .venv/bin/python bench/standings.py --agents 100 --questions 1000 --per-question 20
     bash scripts/with-services.sh .venv/bin/python bench/standings.py --size full
+    bash scripts/with-services.sh .venv/bin/python bench/standings.py --size fit --no-http
 """
 
 from __future__ import annotations
@@ -37,7 +42,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "platform"), str(ROOT / "bench")]
 
 from submit import free_port, percentile, start_gunicorn, stop  # noqa: E402
 
-SIZES = {"small": (100, 1000, 20), "medium": (300, 3000, 50), "full": (1000, 10000, 100)}
+SIZES = {
+    "small": (100, 1000, 20),
+    "medium": (300, 3000, 50),
+    "full": (1000, 10000, 100),
+    "fit": (1000, 100_000, 10),
+}
 
 
 def _text(value: Any) -> str:
@@ -312,7 +322,7 @@ def explain_grade_query() -> str:
     """EXPLAIN ANALYZE of the rebuild's grade query (the plan and where its time goes)."""
     from django.db import connection
 
-    from leaderboard.services.standings import grade_table_sql
+    from leaderboard.selectors.grade_tables import grade_table_sql
 
     sql, params = grade_table_sql()
     with connection.cursor() as cursor:
@@ -393,18 +403,25 @@ def main() -> None:
     if args.profile:
         print(explain_grade_query(), file=sys.stderr, flush=True)
     runs: dict[str, Any] = {}
-    for name, bootstrap in (("aggregation", False), ("full", True)):
+    for name, bootstrap, difficulty in (
+        ("aggregation", False, False),
+        ("bootstrap", True, False),
+        ("full", True, True),
+    ):
         before = load_average()
         if args.profile:
-            result, stats = profiled(lambda b=bootstrap: standings_rebuild(bootstrap=b), args.profile)
+            result, stats = profiled(
+                lambda b=bootstrap, d=difficulty: standings_rebuild(bootstrap=b, difficulty=d), args.profile
+            )
             print(f"== cProfile of the {name} pass\n{stats}", file=sys.stderr, flush=True)
         else:
-            result = standings_rebuild(bootstrap=bootstrap)
+            result = standings_rebuild(bootstrap=bootstrap, difficulty=difficulty)
         runs[name] = (result, before, load_average())
         print(
             f"{name} pass {result.seconds:.1f}s ({result.views} views, {result.rows} rows)", file=sys.stderr, flush=True
         )
     aggregation, agg_before, agg_after = runs["aggregation"]
+    boot, boot_before, boot_after = runs["bootstrap"]
     full, full_before, full_after = runs["full"]
     figures.update(
         {
@@ -418,6 +435,11 @@ def main() -> None:
             "rebuild_loadavg": [full_before, full_after],
             "aggregation_seconds": round(aggregation.seconds, 2),
             "aggregation_loadavg": [agg_before, agg_after],
+            "bootstrap_pass_seconds": round(boot.seconds, 2),
+            "bootstrap_pass_loadavg": [boot_before, boot_after],
+            "bootstrap_adds_seconds": round(boot.seconds - aggregation.seconds, 2),
+            "fit_adds_seconds": round(full.seconds - boot.seconds, 2),
+            "fit_aim_met": full.seconds - boot.seconds <= boot.seconds - aggregation.seconds,
             "rebuild_vs_aggregation": round(full.seconds / aggregation.seconds, 2) if aggregation.seconds else None,
             "rebuild_goal_met": full.seconds <= 60,
             "goals": {"rebuild_seconds_max": 60, "page_p95_ms_max": 100},
@@ -441,7 +463,7 @@ def main() -> None:
         apis = [f"/api/v1/leaderboard/{v}" for v in views]
         try:
             # A standings write bumps the version: the next request of each view renders afresh.
-            from leaderboard.services.standings import bump_standings_version
+            from leaderboard.selectors.standings_cache import bump_standings_version
 
             bump_standings_version()
             figures["cold_ms"] = {"page": cold_latency(base, pages), "api": cold_latency(base, apis)}

@@ -40,5 +40,6 @@ urlpatterns += [
 
 urlpatterns += [
     path("leaderboard/", public_apis.LeaderboardApi.as_view(), name="api-leaderboard"),
+    path("leaderboard/difficulty/", public_apis.QuestionDifficultyApi.as_view(), name="api-question-difficulty"),
     path("agents/<slug:slug>/", public_apis.AgentApi.as_view(), name="api-agent"),
 ]

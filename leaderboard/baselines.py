@@ -27,7 +27,7 @@ import httpx
 from django.conf import settings
 from django.db import transaction
 
-from leaderboard.models import Agent, ApiToken
+from leaderboard.models import ApiToken
 from leaderboard.services.teams import agent_create, team_ensure, token_create, token_revoke
 
 BASELINE_TEAM = "Hindsight baselines"
@@ -75,10 +75,6 @@ def baselines_ensure() -> dict[str, str]:
             token_revoke(token=old)
         keys[spec.name] = token_create(agent=agent, name=RUNNER_TOKEN_NAME).key
     return keys
-
-
-def baseline_agents() -> list[Agent]:
-    return list(Agent.objects.filter(team__name=BASELINE_TEAM).order_by("name"))
 
 
 def reference_agent_module() -> ModuleType:

@@ -1,4 +1,4 @@
-"""Open-data exports: questions, resolutions, forecasts and grades, with documented columns.
+"""Open-data exports: questions, resolutions, forecasts, grades and question difficulties, with documented columns.
 
 Only what the public pages already show is exported: no draft question; resolutions of live
 questions and of replay questions whose outcome staff published (never a replay outcome before
@@ -21,7 +21,7 @@ from django.db.models import Q, QuerySet
 
 from ingestion.models import Question, Resolution
 from ingestion.outcomes import prediction_text
-from leaderboard.models import Forecast, Grade
+from leaderboard.models import Forecast, Grade, QuestionDifficulty
 
 PUBLIC_HISTORY = Q(question__track=Question.Track.LIVE) | Q(question__outcome_published_at__isnull=False)
 REVEALED_FORECAST = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
@@ -229,6 +229,31 @@ GRADE_COLUMNS = (
     Column("graded_at", "When this grade version was computed (UTC).", lambda g: _iso(g.created_at)),
 )
 
+
+def _difficulties() -> QuerySet[QuestionDifficulty]:
+    # Only questions with eligible grades get a difficulty, and those are revealed questions.
+    return QuestionDifficulty.objects.select_related("question").order_by("question_id", "-contamination_filter")
+
+
+DIFFICULTY_COLUMNS = (
+    Column("question_id", "The question (see questions).", lambda d: d.question_id),
+    Column(
+        "contamination_filter",
+        "True: fitted without contaminated forecasts (the default leaderboard); false: with every forecast.",
+        lambda d: d.contamination_filter,
+    ),
+    Column(
+        "difficulty",
+        "The question's effect in the two-way fixed-effects fit of Brier scores (agent + question): above 0 "
+        "harder than the average question. Empty outside the largest group of agents linked by shared questions.",
+        lambda d: d.effect,
+    ),
+    Column("agents", "Agents whose Brier on the question entered the fit.", lambda d: d.agents),
+    Column("mean_brier", "Those agents' mean Brier on the question (every Brier on [0, 1]).", lambda d: d.mean_brier),
+    Column("standings_version", "Version of the standings' definitions.", lambda d: d.standings_version),
+    Column("computed_at", "When the fit ran (UTC).", lambda d: _iso(d.computed_at)),
+)
+
 DATASETS = {
     d.name: d
     for d in (
@@ -255,6 +280,14 @@ DATASETS = {
         ),
         Dataset(
             "grades", "Grades", "The current grade of every forecast on a revealed question.", GRADE_COLUMNS, _grades
+        ),
+        Dataset(
+            "question-difficulty",
+            "Question difficulty",
+            "Each graded question's difficulty from the leaderboard's fixed-effects fit (as ForecastBench adjusts "
+            "its Brier scores), with and without contaminated forecasts.",
+            DIFFICULTY_COLUMNS,
+            _difficulties,
         ),
     )
 }

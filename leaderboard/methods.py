@@ -35,10 +35,14 @@ from grading.scoring.relation import KL_EPSILON
 from grading.scoring.semantic import MODEL_NAME, SEMANTIC_MATCHER_VERSION, SEMANTIC_THRESHOLD
 from ingestion.text import STOPWORDS
 from leaderboard import methods_examples
-from leaderboard import standings as maths
 from leaderboard.selectors.grades import matcher_settings
 from leaderboard.selectors.standings import METRIC_LABELS
 from leaderboard.services.predictions import PROBABILITY_SUM_TOLERANCE
+from leaderboard.stats import bootstrap, ranking
+from leaderboard.stats.baselines import BASELINE_LABELS, BASELINES
+from leaderboard.stats.metrics import LOWER_IS_BETTER, METRICS, RANK_METRICS, STANDINGS_VERSION
+from leaderboard.stats.pairwise import PAIRWISE_RESAMPLES
+from leaderboard.stats.views import HORIZON_BUCKETS, HORIZON_LABELS
 
 TEMPLATE: Final = "leaderboard/methods.md"
 DOC_PATH: Final = Path(settings.BASE_DIR) / "docs" / "methods.md"
@@ -134,18 +138,23 @@ def methods_context(*, html: bool) -> dict[str, Any]:
             "strength": num(settings.HINDSIGHT_GRAPH_MIN_LINK_STRENGTH, 2),
             "budget": settings.HINDSIGHT_GRAPH_BUDGET,
         },
-        "resamples": f"{maths.BOOTSTRAP_RESAMPLES:,}",
-        "seed": maths.BOOTSTRAP_SEED,
-        "confidence_pct": num(maths.CONFIDENCE * 100, 0),
-        "lower_pct": num(50 * (1 - maths.CONFIDENCE), 1),
-        "upper_pct": num(100 - 50 * (1 - maths.CONFIDENCE), 1),
-        "tie_tolerance": repr(maths._TIE_TOLERANCE),
-        "exact_below": maths._EXACT_BELOW,
+        "resamples": f"{bootstrap.BOOTSTRAP_RESAMPLES:,}",
+        "seed": bootstrap.BOOTSTRAP_SEED,
+        "confidence_pct": num(bootstrap.CONFIDENCE * 100, 0),
+        "lower_pct": num(50 * (1 - bootstrap.CONFIDENCE), 1),
+        "upper_pct": num(100 - 50 * (1 - bootstrap.CONFIDENCE), 1),
+        "tie_tolerance": repr(ranking.TIE_TOLERANCE),
+        "exact_below": bootstrap.EXACT_BELOW,
         "min_n": _mark("min-n", settings.HINDSIGHT_MIN_RANKED_N, html=html, tag="strong"),
-        "rank_metrics": [METRIC_LABELS[m] for m in maths.RANK_METRICS],
-        "metrics": [(m, METRIC_LABELS[m], "lower" if m in maths.LOWER_IS_BETTER else "higher") for m in maths.METRICS],
-        "horizons": [(b, maths.HORIZON_LABELS[b]) for b, _ in maths.HORIZON_BUCKETS],
-        "baselines": {b: maths.BASELINE_LABELS[b] for b in maths.BASELINES},
+        "rank_metrics": [METRIC_LABELS[m] for m in RANK_METRICS],
+        "rank_metrics_fallback": [METRIC_LABELS[m] for m in RANK_METRICS if m != ranking.ADJUSTED],
+        "min_sharing_agents": ranking.MIN_SHARING_AGENTS,
+        "min_n_value": settings.HINDSIGHT_MIN_RANKED_N,
+        "pairwise_resamples": f"{PAIRWISE_RESAMPLES:,}",
+        "standings_version": _mark("standings-version", STANDINGS_VERSION, html=html, tag="code"),
+        "metrics": [(m, METRIC_LABELS[m], "lower" if m in LOWER_IS_BETTER else "higher") for m in METRICS],
+        "horizons": [(b, HORIZON_LABELS[b]) for b, _ in HORIZON_BUCKETS],
+        "baselines": {b: BASELINE_LABELS[b] for b in BASELINES},
         "settings_rows": [(name, getattr(settings, name)) for name in METHODS_SETTINGS],
         "settings_open": settings_open,
         "settings_close": settings_close,

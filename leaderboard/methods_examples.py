@@ -25,7 +25,17 @@ from grading.scoring.text import token_f1
 from ingestion.reference_data import cameo_children
 from ingestion.text import tokenize
 from leaderboard import charts
-from leaderboard import standings as maths
+from leaderboard.stats.baselines import base_rates, market_from_grade
+from leaderboard.stats.bootstrap import bootstrap_intervals
+from leaderboard.stats.columns import brier_index_of, compute_views
+from leaderboard.stats.difficulty import attach_relative_scores, table_difficulty, table_question_stats
+from leaderboard.stats.metrics import RANK_METRICS
+from leaderboard.stats.pairwise import win_share
+from leaderboard.stats.peer import peer_scores
+from leaderboard.stats.ranking import rank_columns
+from leaderboard.stats.tables import GradeTable, QuestionTable, normalised_brier
+from leaderboard.stats.time_average import time_averaged
+from leaderboard.stats.views import View
 
 
 def num(value: float | None, places: int = 3) -> str:
@@ -241,19 +251,17 @@ def hindsight_examples() -> dict[str, Any]:
 
 def standings_examples() -> dict[str, Any]:
     sample = np.array([0.04, 0.25, 0.64, 0.09, 0.01, 0.36])
-    (lo, hi), *_ = maths.bootstrap_intervals([sample])
-    base = maths.base_rates(open_at=[10.0], resolved_at=[1.0, 2.0, 3.0, 4.0, 5.0], resolved_outcome=[1, 0, 1, 1, 0])
-    market_brier, market_log, market_correct = maths.market_from_grade(
-        math.log(0.8), math.log(0.8) - math.log(0.6), 1.0
-    )
+    (lo, hi), *_ = bootstrap_intervals([sample])
+    base = base_rates(open_at=[10.0], resolved_at=[1.0, 2.0, 3.0, 4.0, 5.0], resolved_outcome=[1, 0, 1, 1, 0])
+    market_brier, market_log, market_correct = market_from_grade(math.log(0.8), math.log(0.8) - math.log(0.6), 1.0)
     names = ["A", "B", "C", "D", "E"]
     brier = np.array([0.18, 0.21, 0.21, 0.25, 0.12])
     n = np.array([40, 25, 31, 12, 4])
-    metric, rank, provisional = maths.rank_columns(
+    metric, rank, provisional = rank_columns(
         is_agent=np.ones(5, dtype=bool),
         agent_ids=np.arange(1, 6),
-        means={m: brier if m == "brier" else np.full(5, math.nan) for m in maths.RANK_METRICS},
-        counts={m: n if m == "brier" else np.zeros(5, dtype=np.int64) for m in maths.RANK_METRICS},
+        means={m: brier if m == "brier" else np.full(5, math.nan) for m in RANK_METRICS},
+        counts={m: n if m == "brier" else np.zeros(5, dtype=np.int64) for m in RANK_METRICS},
         min_n=10,
     )
     ranks = [
@@ -279,6 +287,79 @@ def standings_examples() -> dict[str, Any]:
     }
 
 
+# Difficulty: three agents, four questions; B answered only the two hard ones.
+_SKILL = {"A": 0.15, "B": 0.15, "C": 0.25}
+_DIFFICULTY = {"q1": -0.10, "q2": -0.10, "q3": 0.10, "q4": 0.10}
+_ANSWERED = {"A": ("q1", "q2", "q3", "q4"), "B": ("q3", "q4"), "C": ("q1", "q2", "q3", "q4")}
+
+
+def _rows(records: list[dict[str, Any]], view: View | None = None) -> dict[int, Any]:
+    table = GradeTable.from_records(records)
+    stats = {flag: table_question_stats(table, flag, table_difficulty(table, flag)) for flag in (True, False)}
+    attach_relative_scores(table, stats)
+    result = compute_views(table, QuestionTable.empty(), [view or View()], min_n=1, stats=stats)[0]
+    return {r.agent_id or 0: r for r in result.rows}
+
+
+def fair_examples() -> dict[str, Any]:
+    """The fair-comparison scores on small hand-made tables."""
+    names = sorted(_SKILL)
+    questions = sorted(_DIFFICULTY)
+    records = [
+        {"agent": names.index(a) + 1, "question": questions.index(q) + 1, "brier": _SKILL[a] + _DIFFICULTY[q]}
+        for a in names
+        for q in _ANSWERED[a]
+    ]
+    rows = _rows(records)
+    difficulty = [
+        {
+            "agent": a,
+            "briers": ", ".join(num(_SKILL[a] + _DIFFICULTY[q], 2) if q in _ANSWERED[a] else "—" for q in questions),
+            "brier": num(rows[names.index(a) + 1].metrics["brier"].mean, 3),
+            "adjusted": num(rows[names.index(a) + 1].metrics["brier_adjusted"].mean, 3),
+        }
+        for a in names
+    ]
+    peers = peer_scores([1, 1, 1], [math.log(0.9), math.log(0.6), math.log(0.3)])
+    day = 86_400.0
+    timeline = time_averaged(
+        [1, 1, 2], [0.0, 30 * day, 45 * day], [0.25, 0.01, 0.16], open_at=[0.0] * 3, close_at=[60 * day] * 3
+    )
+    tracks = _rows(
+        [{"agent": 1, "question": q, "brier": 0.20, "track": "live"} for q in (1, 2, 3)]
+        + [{"agent": 1, "question": 4, "brier": 0.12, "track": "replay"}]
+    )
+    means = _rows(
+        [
+            {"agent": 1, "question": 1, "brier": 0.04, "qtype": "binary"},
+            {"agent": 1, "question": 2, "brier": 0.78, "qtype": "multiple_choice"},
+            {"agent": 1, "question": 3, "second_level_f1": 50.0, "qtype": "relation"},
+        ]
+    )[1]
+    mine = np.array([0.04, 0.09, 0.16, 0.01, 0.25, 0.04, 0.09, 0.36])
+    theirs = np.array([0.09, 0.16, 0.09, 0.04, 0.36, 0.09, 0.04, 0.49])
+    return {
+        "means_brier": num(means.metrics["brier"].mean, 3),
+        "means_brier_n": means.metrics["brier"].n,
+        "means_f1": num(means.metrics["second_level_f1"].mean * 100, 0),
+        "mc_summed": num(0.78, 2),
+        "mc_halved": num(float(normalised_brier([0.78], [True])[0]), 2),
+        "difficulty_questions": ", ".join(f"{q} {num(_DIFFICULTY[q], 2)}" for q in questions),
+        "difficulty_rows": difficulty,
+        "adjusted_index": num(brier_index_of(rows[1].metrics["brier_adjusted"].mean), 1),
+        "peer": [num(float(v), 1) for v in peers],
+        "time_first": num(float(timeline.score[0]), 2),
+        "time_first_coverage": num(float(timeline.coverage[0]) * 100, 0),
+        "time_second": num(float(timeline.score[1]), 2),
+        "time_second_coverage": num(float(timeline.coverage[1]) * 100, 0),
+        "combined": num(tracks[1].metrics["brier"].mean, 2),
+        "pairwise_mine": ", ".join(num(v, 2) for v in mine),
+        "pairwise_theirs": ", ".join(num(v, 2) for v in theirs),
+        "pairwise_share": num(win_share(mine, theirs) * 100, 0),
+        "pairwise_n": mine.size,
+    }
+
+
 def all_examples() -> dict[str, Any]:
     return {
         "outcome": outcome_examples(),
@@ -288,4 +369,5 @@ def all_examples() -> dict[str, Any]:
         "reasoning": reasoning_examples(),
         "hindsight": hindsight_examples(),
         "standings": standings_examples(),
+        "fair": fair_examples(),
     }

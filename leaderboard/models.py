@@ -98,10 +98,6 @@ class ApiToken(models.Model):
     class Meta:
         ordering = ["-created_at"]
 
-    @property
-    def is_active(self) -> bool:
-        return self.revoked_at is None
-
 
 class ReplaySession(models.Model):
     """An agent placed at a simulated date on a replay question; its date never changes.
@@ -309,8 +305,21 @@ class Standing(models.Model):
     brier_lo = models.FloatField(null=True)
     brier_hi = models.FloatField(null=True)
     brier_index = models.FloatField(null=True)
+    # Difficulty-adjusted Brier (ForecastBench's two-way fixed effects); its n counts the questions
+    # other agents answered too, in the largest connected group.
+    brier_adjusted = models.FloatField(null=True)
+    brier_adjusted_n = models.PositiveIntegerField(default=0)
     log_score = models.FloatField(null=True)
     log_score_n = models.PositiveIntegerField(default=0)
+    # Metaculus' peer score: 100 x (own log score - the other agents' mean), averaged over questions.
+    peer_score = models.FloatField(null=True)
+    peer_score_n = models.PositiveIntegerField(default=0)
+    # Live questions: Brier of every forecast weighted by the time it stood, and the share of the
+    # questions' open time the agent's forecasts covered.
+    time_brier = models.FloatField(null=True)
+    time_brier_n = models.PositiveIntegerField(default=0)
+    time_coverage = models.FloatField(null=True)
+    time_coverage_n = models.PositiveIntegerField(default=0)
     market_edge = models.FloatField(null=True)
     market_edge_n = models.PositiveIntegerField(default=0)
     source_precision = models.FloatField(null=True)
@@ -321,10 +330,17 @@ class Standing(models.Model):
     # (KER is averaged over those only); its n counts the forecasts graded against a hindsight graph.
     ker_coverage = models.FloatField(null=True)
     ker_coverage_n = models.PositiveIntegerField(default=0)
+    # Cited articles published after the forecast's as-of time, summed; n counts the forecasts whose
+    # evidence was graded.
+    leaks = models.FloatField(null=True)
+    leaks_n = models.PositiveIntegerField(default=0)
     second_level_f1 = models.FloatField(null=True)
     second_level_f1_n = models.PositiveIntegerField(default=0)
     open_f1 = models.FloatField(null=True)
     open_f1_n = models.PositiveIntegerField(default=0)
+    standings_version = models.CharField(
+        max_length=10, blank=True, help_text="Version of the standings' definitions the row was computed under."
+    )
     computed_at = models.DateTimeField()
 
     class Meta:
@@ -351,3 +367,30 @@ class Standing(models.Model):
     def __str__(self) -> str:
         who = self.baseline or str(self.agent_id)
         return f"{who} in {self.track}/{self.question_type}/{self.domain}/{self.origin}/{self.horizon}"
+
+
+class QuestionDifficulty(models.Model):
+    """A question's difficulty: its effect in the standings' two-way fixed-effects fit of Brier scores.
+
+    Positive: harder than the average question (agents' Brier scores run higher on it). One row per
+    question with eligible Brier grades and contamination-filter setting (the filter decides whose
+    grades enter the fit). ``effect`` is null for questions outside the largest group of agents and
+    questions linked by shared answers: their difficulty cannot be compared with the others'.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="difficulties")
+    contamination_filter = models.BooleanField(default=True)
+    effect = models.FloatField(null=True)
+    agents = models.PositiveIntegerField(default=0, help_text="Agents whose Brier on the question entered the fit.")
+    mean_brier = models.FloatField(null=True, help_text="Those agents' mean Brier on the question.")
+    standings_version = models.CharField(max_length=10)
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["question_id", "-contamination_filter"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "contamination_filter"], name="difficulty_unique_question"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Difficulty of question {self.question_id}: {self.effect}"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard.views import accounts, calibration, data, forecast_form, forecasts, public, teams
+from leaderboard.views import accounts, calibration, data, forecast_form, forecasts, leaderboard, public, teams
 
 app_name = "leaderboard"
 
 urlpatterns = [
     path("", public.home, name="home"),
-    path("leaderboard/", public.leaderboard, name="leaderboard"),
-    path("leaderboard.csv", public.leaderboard_csv, name="leaderboard_csv"),
+    path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
+    path("leaderboard.csv", leaderboard.leaderboard_csv, name="leaderboard_csv"),
     path("leaderboard/calibration/", calibration.calibration, name="calibration"),
     path("agents/<slug:slug>/", public.agent_page, name="agent_public"),
     path("questions/", public.questions_list, name="questions"),

@@ -17,15 +17,15 @@ from rest_framework.views import APIView
 from ingestion.models import Question
 from leaderboard.apis.common import ErrorSerializer
 from leaderboard.models import Agent, Grade
-from leaderboard.selectors.standings import (
-    agent_standings,
-    leaderboard_cache_key,
-    leaderboard_page,
-    normalise_sort,
-    parse_view,
-)
-from leaderboard.services.standings import cached_for_version
-from leaderboard.standings import HORIZON_BUCKETS, METRICS, TRACKS
+from leaderboard.selectors.difficulty import DIFFICULTY_ORDERS, difficulty_list
+from leaderboard.selectors.grade_tables import METRIC_COLUMN
+from leaderboard.selectors.leaderboard import agent_standings, leaderboard_page
+from leaderboard.selectors.pairwise import pairwise_confidence
+from leaderboard.selectors.standings import leaderboard_cache_key, normalise_sort, parse_view
+from leaderboard.selectors.standings_cache import cached_for_version
+from leaderboard.stats.columns import brier_index_of
+from leaderboard.stats.metrics import METRICS, STANDINGS_VERSION
+from leaderboard.stats.views import HORIZON_BUCKETS, TRACKS
 
 MAX_PAGE = 10**6
 MAX_PAGE_SIZE = 1000
@@ -58,13 +58,18 @@ _FILTERS = [
 class LeaderboardOutputSerializer(serializers.Serializer):
     view = serializers.DictField(help_text="The filters this table was computed for, normalised.")
     rank_metric = serializers.CharField(allow_null=True)
-    columns = serializers.ListField(child=serializers.DictField())
+    standings_version = serializers.CharField(help_text="Version of the definitions the rows were computed under.")
+    methods_version = serializers.CharField(help_text="Version of the definitions the site runs now.")
+    columns = serializers.ListField(child=serializers.CharField(), help_text="The metrics the view holds.")
     count = serializers.IntegerField(min_value=0)
     page = serializers.IntegerField(min_value=1)
     pages = serializers.IntegerField(min_value=0)
     computed_at = serializers.DateTimeField(allow_null=True)
     results = serializers.ListField(child=serializers.DictField(), help_text="Ranked agents on this page.")
-    baselines = serializers.ListField(child=serializers.DictField(), help_text="The platform's reference agents.")
+    baselines = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The platform's baselines on this page, each with its place among the ranked agents.",
+    )
 
 
 class AgentOutputSerializer(serializers.Serializer):
@@ -77,6 +82,10 @@ class AgentOutputSerializer(serializers.Serializer):
     cutoff_declared = serializers.BooleanField()
     tools = serializers.CharField(allow_blank=True)
     standings = serializers.ListField(child=serializers.DictField(), help_text="One row per track and filter.")
+    pairwise = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Against the agents ranked near it: the share of bootstrap resamples of shared questions it wins.",
+    )
     recent_grades = serializers.ListField(
         child=serializers.DictField(), help_text="Up to 100 grades on questions whose outcome is public."
     )
@@ -119,12 +128,15 @@ class LeaderboardApi(APIView):
             data = {
                 "view": page.params,
                 "rank_metric": page.rank_metric or None,
+                "standings_version": page.standings_version,
+                "methods_version": STANDINGS_VERSION,
                 "columns": page.columns,
                 "count": page.total,
                 "page": page.page,
                 "pages": page.pages,
                 "computed_at": page.computed_at,
-                "results": [e.as_dict() for e in page.entries],
+                "results": [e.as_dict() for e in page.agents],
+                # The platform's baselines on this page, each with its place among the ranked agents.
                 "baselines": [e.as_dict() for e in page.baselines],
             }
             if not as_json:
@@ -164,16 +176,20 @@ class AgentApi(APIView):
                 "track": s.track,
                 "contamination_filter": s.contamination_filter,
                 "rank": s.rank,
+                "rank_metric": s.rank_metric or None,
                 "provisional": s.provisional,
                 "n": s.n,
                 "brier_lo": s.brier_lo,
                 "brier_hi": s.brier_hi,
                 "brier_index": s.brier_index,
+                "brier_adjusted_index": brier_index_of(s.brier_adjusted),
+                "standings_version": s.standings_version,
                 **{m: getattr(s, m) for m in METRICS},
                 **{f"{m}_n": getattr(s, f"{m}_n") for m in METRICS},
             }
             for s in agent_standings(agent=agent)
         ]
+        pairs = cached_for_version(f"agent-pairs:{agent.pk}", lambda: pairwise_confidence(agent=agent))
         revealed = (
             Grade.objects.filter(forecast__agent=agent, is_current=True, counts=True)
             .filter(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED])
@@ -188,7 +204,8 @@ class AgentApi(APIView):
                 "void": g.void,
                 "contaminated": g.contaminated,
                 "correct": g.correct,
-                **{m: getattr(g, m) for m in METRICS if m != "accuracy"},
+                # every per-grade score the standings read (named as they are there; second-level F1 0-100)
+                **{m: getattr(g, m) for m in METRIC_COLUMN if m != "accuracy"},
             }
             for g in revealed
         ]
@@ -203,6 +220,78 @@ class AgentApi(APIView):
                 "cutoff_declared": agent.knowledge_cutoff is not None,
                 "tools": agent.tools_description,
                 "standings": standings,
+                # Against its neighbours in the ranking: the share of bootstrap resamples of their
+                # shared questions in which this agent's mean Brier is lower.
+                "pairwise": [p.as_dict() for p in pairs],
                 "recent_grades": grades,
             }
         )
+
+
+class DifficultyOutputSerializer(serializers.Serializer):
+    contamination_filter = serializers.BooleanField()
+    order = serializers.CharField()
+    count = serializers.IntegerField(min_value=0)
+    page = serializers.IntegerField(min_value=1)
+    pages = serializers.IntegerField(min_value=1)
+    results = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="question, title, type, track, difficulty (null outside the comparable group), agents, "
+        "mean_brier, standings_version, computed_at",
+    )
+
+
+class QuestionDifficultyApi(APIView):
+    """The question difficulties of the standings' fixed-effects fit (ForecastBench's question effects)."""
+
+    permission_classes = [permissions.AllowAny]
+
+    @extend_schema(
+        parameters=[
+            _choice("contamination", ["on", "off"], "on (default) or off"),
+            _choice("order", list(DIFFICULTY_ORDERS), "hardest (default), easiest or question"),
+            _bounded("page", 1, MAX_PAGE, "page number (default 1)"),
+            _bounded("page_size", 1, MAX_PAGE_SIZE, f"1..{MAX_PAGE_SIZE} (default 100)"),
+        ],
+        responses={200: DifficultyOutputSerializer, 400: ErrorSerializer},
+        tags=["leaderboard"],
+    )
+    def get(self, request: Request) -> Response:
+        contamination = (request.query_params.get("contamination") or "on").strip() or "on"
+        if contamination not in ("on", "off"):
+            raise exceptions.ValidationError({"contamination": "contamination is 'on' (default) or 'off'."})
+        order = (request.query_params.get("order") or "hardest").strip() or "hardest"
+        if order not in DIFFICULTY_ORDERS:
+            raise exceptions.ValidationError({"order": f"order is one of {', '.join(DIFFICULTY_ORDERS)}."})
+        number = _int(request, "page", 1, 1, MAX_PAGE)
+        size = _int(request, "page_size", 100, 1, MAX_PAGE_SIZE)
+
+        def build() -> dict[str, Any]:
+            rows = difficulty_list(contamination_filter=contamination == "on", order=order)
+            total = rows.count()
+            pages = max(1, -(-total // size))
+            page = min(number, pages)
+            return {
+                "contamination_filter": contamination == "on",
+                "order": order,
+                "count": total,
+                "page": page,
+                "pages": pages,
+                "results": [
+                    {
+                        "question": d.question_id,
+                        "title": d.question.title,
+                        "type": d.question.type,
+                        "track": d.question.track,
+                        "difficulty": d.effect,
+                        "agents": d.agents,
+                        "mean_brier": d.mean_brier,
+                        "standings_version": d.standings_version,
+                        "computed_at": d.computed_at,
+                    }
+                    for d in rows[(page - 1) * size : page * size]
+                ],
+            }
+
+        key = f"difficulty-api:{contamination}:{order}:{number}:{size}"
+        return Response(cached_for_version(key, build))

@@ -1,52 +1,105 @@
-"""Reads for the leaderboard: parse a view from request parameters, page through its standings.
+"""Leaderboard views as people ask for them: query parameters, labels and how each metric reads.
 
-Materialised views (one attribute filter at most, no date window) read Standing rows; any other
-view (two or more filters, or a resolution-date window) is computed on request from the same
-eligible grades with the same maths.
+:func:`parse_view` turns request parameters into a :class:`~leaderboard.stats.views.View` (naming every
+bad parameter), :func:`view_params` turns it back; :class:`Entry` is one line of a table (an agent or a
+platform baseline) with what the pages, the API and the exports show of it.
 """
 
 from __future__ import annotations
 
-import math
+import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import Any, Final
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db.models import Count, F, Max, Q
+from django.db.models import Q
 
 from ingestion.models import Question
-from leaderboard.models import Agent, Standing
-from leaderboard.standings import (
-    BASELINE_LABELS,
-    HORIZON_BUCKETS,
-    HORIZON_LABELS,
-    METRICS,
-    TRACKS,
-    View,
-    compute_views,
-)
+from leaderboard.models import Agent
+from leaderboard.stats.baselines import BASELINE_LABELS
+from leaderboard.stats.columns import brier_index_of
+from leaderboard.stats.metrics import LOWER_IS_BETTER, METRICS, STANDINGS_VERSION
+from leaderboard.stats.views import HORIZON_BUCKETS, HORIZON_LABELS, TRACKS, View
 
-SORTABLE = ("rank", "n", "brier_index", *METRICS)
-METRIC_LABELS = {
+SORTABLE: Final = ("rank", "n", "brier_index", *METRICS)
+METRIC_LABELS: Final = {
     "accuracy": "Accuracy",
     "brier": "Brier",
+    "brier_adjusted": "Adjusted Brier",
     "log_score": "Log score",
+    "peer_score": "Peer score",
+    "time_brier": "Time-averaged Brier",
+    "time_coverage": "Time coverage",
     "market_edge": "Market edge",
     "source_precision": "SrcP",
     "key_event_recall": "KER",
     "ker_coverage": "KER coverage",
-    "second_level_f1": "MIRAI F1 (2nd level)",
+    "leaks": "Leaks",
+    "second_level_f1": "MIRAI F1",
     "open_f1": "Open-ended F1",
 }
-LOWER_IS_BETTER = {"brier"}
+# What a reader sees when pointing at a column header.
+METRIC_HELP: Final = {
+    "accuracy": "Share of forecasts right under their type's rule",
+    "brier": "Mean Brier score, every Brier on [0, 1] (multiple choice halved); lower is better",
+    "brier_adjusted": "Brier on a question of average difficulty (two-way fixed effects, as ForecastBench); lower is better",
+    "log_score": "Mean natural-log score of what happened; higher is better",
+    "peer_score": "Metaculus peer score: 100 x (own log score - the other agents' mean); above 0 beats the field",
+    "time_brier": "Live questions: every forecast's Brier weighted by the time it stood; lower is better",
+    "time_coverage": "Share of the live questions' open time the agent's forecasts covered",
+    "market_edge": "Log score minus the market's at forecast time; above 0 beats the market",
+    "source_precision": "Evidence: share of the cited or read sources that the hindsight reference holds",
+    "key_event_recall": "Reasoning: share of the reference's key events the forecast graph matched "
+    "(cov: KER coverage, the share of forecasts graded for reasoning that carried a graph)",
+    "ker_coverage": "Share of forecasts graded for reasoning that carried a graph",
+    "leaks": "Cited articles published after the forecast's as-of time; lower is better",
+    "second_level_f1": "Relation questions: F1 of second-level CAMEO codes",
+    "open_f1": "Open-ended questions: F1 of predicted events (LRAE)",
+}
+# How a value reads: a share as a percentage, a score with three decimals, a peer score with one,
+# a count as an integer.
+METRIC_FORMAT: Final = {
+    "accuracy": "share",
+    "brier": "score",
+    "brier_adjusted": "score",
+    "log_score": "score",
+    "peer_score": "peer",
+    "time_brier": "score",
+    "time_coverage": "share",
+    "market_edge": "score",
+    "source_precision": "share",
+    "key_event_recall": "share",
+    "ker_coverage": "share",
+    "leaks": "count",
+    "second_level_f1": "share",
+    "open_f1": "share",
+}
+# The table's columns in order: the main ones fit a laptop screen; the others come with "more
+# columns" and sit with the outcome scores. KER coverage and time coverage are shown inside the KER
+# and time-averaged Brier cells.
+COLUMN_ORDER: Final = (
+    "brier_adjusted",
+    "brier",
+    "peer_score",
+    "accuracy",
+    "second_level_f1",
+    "open_f1",
+    "log_score",
+    "time_brier",
+    "market_edge",
+    "source_precision",
+    "leaks",
+    "key_event_recall",
+)
+MORE_COLUMNS: Final = ("log_score", "time_brier", "market_edge")
+MAIN_COLUMNS: Final = tuple(m for m in COLUMN_ORDER if m not in MORE_COLUMNS)
 
 
 @dataclass
 class Entry:
-    """One line of a leaderboard table (an agent or a baseline)."""
+    """One line of a leaderboard table (an agent or a platform baseline)."""
 
     rank: int | None
     provisional: bool
@@ -58,6 +111,10 @@ class Entry:
     brier_lo: float | None
     brier_hi: float | None
     brier_index: float | None
+    rank_metric: str = ""
+    standings_version: str = STANDINGS_VERSION
+    # Baselines: where the row stands among the ranked agents (1 + the number ranked ahead of it).
+    place: int | None = None
 
     @property
     def name(self) -> str:
@@ -66,8 +123,18 @@ class Entry:
         return BASELINE_LABELS.get(self.baseline, self.baseline)
 
     @property
-    def cutoff_missing(self) -> bool:
-        return self.agent is not None and self.agent.knowledge_cutoff is None
+    def is_baseline(self) -> bool:
+        """A platform baseline row, or one of the platform's baseline agents."""
+        return bool(self.baseline) or bool(self.agent is not None and self.agent.is_baseline)
+
+    @property
+    def brier_adjusted_index(self) -> float | None:
+        return brier_index_of(self.values.get("brier_adjusted"))
+
+    @property
+    def rank_n(self) -> int:
+        """The questions behind the ranking score: the n the provisional rule compares with."""
+        return self.counts.get(self.rank_metric, 0) if self.rank_metric else self.n
 
     def as_dict(self) -> dict[str, Any]:
         agent = self.agent
@@ -75,36 +142,26 @@ class Entry:
             "rank": self.rank,
             "provisional": self.provisional,
             "baseline": self.baseline or None,
+            "platform_baseline": self.is_baseline,
             "name": self.name,
             "agent": agent.slug if agent else None,
             "team": agent.team.name if agent else None,
             "model": agent.model_name if agent else None,
             "cutoff": agent.knowledge_cutoff.isoformat() if agent and agent.knowledge_cutoff else None,
             "n": self.n,
+            "rank_n": self.rank_n,
             "brier_lo": self.brier_lo,
             "brier_hi": self.brier_hi,
             "brier_index": self.brier_index,
+            "brier_adjusted_index": self.brier_adjusted_index,
+            "standings_version": self.standings_version,
         }
+        if self.baseline:
+            out["place"] = self.place
         for m in METRICS:
             out[m] = self.values.get(m)
             out[f"{m}_n"] = self.counts.get(m, 0)
         return out
-
-
-@dataclass
-class LeaderboardPage:
-    view: View
-    entries: list[Entry]
-    baselines: list[Entry]
-    columns: list[str]
-    rank_metric: str
-    total: int
-    page: int
-    pages: int
-    sort: str
-    materialised: bool
-    computed_at: datetime | None = None
-    params: dict[str, str] = field(default_factory=dict)
 
 
 def _day(value: str, name: str) -> date:
@@ -195,22 +252,7 @@ def view_filter(view: View | Any) -> Q:
     )
 
 
-def _entry_from_standing(s: Standing) -> Entry:
-    return Entry(
-        rank=s.rank,
-        provisional=s.provisional,
-        baseline=s.baseline,
-        agent=s.agent,
-        n=s.n,
-        values={m: getattr(s, m) for m in METRICS},
-        counts={m: getattr(s, f"{m}_n") for m in METRICS},
-        brier_lo=s.brier_lo,
-        brier_hi=s.brier_hi,
-        brier_index=s.brier_index,
-    )
-
-
-def _parse_sort(sort: str) -> tuple[str, bool]:
+def parse_sort(sort: str) -> tuple[str, bool]:
     """(field, descending); a bad sort falls back to rank."""
     descending = sort.startswith("-")
     name = sort.lstrip("-")
@@ -221,158 +263,17 @@ def _parse_sort(sort: str) -> tuple[str, bool]:
 
 def normalise_sort(sort: str | None) -> str:
     """The sort a request gets, spelt one way (``-brier``, ``rank``): part of cache keys."""
-    name, descending = _parse_sort(sort or "rank")
+    name, descending = parse_sort(sort or "rank")
     return ("-" if descending else "") + name
 
 
 def leaderboard_cache_key(prefix: str, *, view: View, **extra: Any) -> str:
     """Cache key of a rendered leaderboard table: the normalised request (view parameters in a
     fixed order and the given extras), so equivalent query strings share it."""
-    import hashlib
-
     params = view_params(view)
     text = "&".join(f"{k}={params[k]}" for k in sorted(params))
     text += "|" + "&".join(f"{k}={extra[k]}" for k in sorted(extra))
     return f"{prefix}:{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()}"
-
-
-def leaderboard_page(*, view: View, sort: str = "rank", page: int = 1, page_size: int | None = None) -> LeaderboardPage:
-    """One page of a view's agents (plus its baselines, shown on every page)."""
-    size = page_size or int(settings.HINDSIGHT_LEADERBOARD_PAGE_SIZE)
-    name, descending = _parse_sort(sort)
-    if view.materialised:
-        return _materialised_page(view=view, name=name, descending=descending, page=page, size=size)
-    return _computed_page(view=view, name=name, descending=descending, page=page, size=size)
-
-
-def _materialised_page(*, view: View, name: str, descending: bool, page: int, size: int) -> LeaderboardPage:
-    qs = Standing.objects.filter(view_filter(view))
-    # One pass over the view's rows for everything but the page itself: agent count, which metric
-    # columns have data, when it was computed and the rank metric (every row of a view shares it).
-    summary = qs.aggregate(
-        total=Count("id", filter=Q(agent__isnull=False)),
-        at=Max("computed_at"),
-        rank_metric=Max("rank_metric"),
-        **{m: Max(f"{m}_n") for m in METRICS},
-    )
-    total = int(summary["total"] or 0)
-    pages = max(1, math.ceil(total / size))
-    page = min(max(1, page), pages)
-    if name == "rank":
-        order: list[Any] = [F("rank").asc(nulls_last=True), F("brier").asc(nulls_last=True), "agent__name"]
-        if descending:
-            order = [F("rank").desc(nulls_last=True), "agent__name"]
-    else:
-        expr = F(name).desc(nulls_last=True) if descending else F(name).asc(nulls_last=True)
-        order = [expr, "agent__name"]
-    rows = (
-        qs.filter(agent__isnull=False)
-        .select_related("agent", "agent__team")
-        .order_by(*order)[(page - 1) * size : page * size]
-    )
-    baselines = sorted((_entry_from_standing(s) for s in qs.filter(agent__isnull=True)), key=lambda e: e.baseline)
-    return LeaderboardPage(
-        view=view,
-        entries=[_entry_from_standing(s) for s in rows],
-        baselines=baselines,
-        columns=[m for m in METRICS if summary.get(m)],
-        rank_metric=summary.get("rank_metric") or "",
-        total=total,
-        page=page,
-        pages=pages,
-        sort=("-" if descending else "") + name,
-        materialised=True,
-        computed_at=summary.get("at"),
-        params=view_params(view),
-    )
-
-
-def _computed_page(*, view: View, name: str, descending: bool, page: int, size: int) -> LeaderboardPage:
-    # Imported here: the services module loads grades; selectors stay free of write paths otherwise.
-    from leaderboard.services.standings import load_grade_table, load_question_table, resolution_times
-
-    where = Q()
-    if view.track != "all":
-        where &= Q(forecast__question__track=view.track)
-    if view.question_type:
-        where &= Q(forecast__question__type=view.question_type)
-    if view.domain:
-        where &= Q(forecast__question__domain=view.domain)
-    if view.origin:
-        where &= Q(forecast__question__origin=view.origin)
-    resolved = resolution_times()
-    table = load_grade_table(where=where, resolved=resolved)
-    questions = load_question_table(resolved=resolved)
-    result = compute_views(table, questions, [view], min_n=int(settings.HINDSIGHT_MIN_RANKED_N))[0]
-    agents = {
-        a.pk: a
-        for a in Agent.objects.select_related("team").filter(pk__in=[r.agent_id for r in result.rows if r.agent_id])
-    }
-    entries: list[Entry] = []
-    baselines: list[Entry] = []
-    for r in result.rows:
-        e = Entry(
-            rank=r.rank,
-            provisional=r.provisional,
-            baseline=r.baseline,
-            agent=agents.get(r.agent_id) if r.agent_id else None,
-            n=r.n,
-            values={m: r.metrics[m].mean for m in METRICS},
-            counts={m: r.metrics[m].n for m in METRICS},
-            brier_lo=r.brier_lo,
-            brier_hi=r.brier_hi,
-            brier_index=r.brier_index,
-        )
-        (baselines if r.baseline else entries).append(e)
-    if name != "rank" or descending:
-
-        def key(e: Entry) -> tuple[bool, float, str]:
-            value = {"rank": e.rank, "n": e.n, "brier_index": e.brier_index}.get(name, e.values.get(name))
-            missing = value is None
-            v = float(value or 0.0)
-            return (missing, -v if descending else v, e.name)
-
-        entries.sort(key=key)
-    total = len(entries)
-    pages = max(1, math.ceil(total / size))
-    page = min(max(1, page), pages)
-    columns = [m for m in METRICS if any(e.counts.get(m) for e in entries + baselines)]
-    return LeaderboardPage(
-        view=view,
-        entries=entries[(page - 1) * size : page * size],
-        baselines=sorted(baselines, key=lambda e: e.baseline),
-        columns=columns,
-        rank_metric=result.rank_metric or "",
-        total=total,
-        page=page,
-        pages=pages,
-        sort=("-" if descending else "") + name,
-        materialised=False,
-        params=view_params(view),
-    )
-
-
-def leaderboard_all(*, view: View, sort: str = "rank") -> LeaderboardPage:
-    """Every row of a view (exports)."""
-    return leaderboard_page(view=view, sort=sort, page=1, page_size=10**9)
-
-
-def top_agents(*, track: str, limit: int = 5) -> list[Entry]:
-    qs = (
-        Standing.objects.filter(view_filter(View(track=track)), agent__isnull=False, rank__isnull=False)
-        .select_related("agent", "agent__team")
-        .order_by("rank", "agent__name")[:limit]
-    )
-    return [_entry_from_standing(s) for s in qs]
-
-
-def agent_standings(*, agent: Agent) -> list[Standing]:
-    """The agent's rows in the per-track views (no attribute filter), contamination filter on and off."""
-    return list(
-        Standing.objects.filter(agent=agent, question_type="", domain="", origin="", horizon="").order_by(
-            "-contamination_filter", "track"
-        )
-    )
 
 
 def filter_choices() -> dict[str, list[tuple[str, str]]]:
@@ -387,17 +288,20 @@ def filter_choices() -> dict[str, list[tuple[str, str]]]:
 
 
 __all__ = [
+    "COLUMN_ORDER",
+    "LOWER_IS_BETTER",
+    "MAIN_COLUMNS",
+    "METRIC_FORMAT",
+    "METRIC_HELP",
     "METRIC_LABELS",
+    "MORE_COLUMNS",
     "SORTABLE",
     "Entry",
-    "LeaderboardPage",
-    "agent_standings",
     "filter_choices",
-    "leaderboard_all",
     "leaderboard_cache_key",
-    "leaderboard_page",
     "normalise_sort",
+    "parse_sort",
     "parse_view",
-    "top_agents",
+    "view_filter",
     "view_params",
 ]

@@ -12,7 +12,9 @@ plain Brier).
 
 The model fixes only the differences alpha_i - alpha_k and gamma_j - gamma_l inside one connected
 group of agents and questions (agents linked by shared questions). Each group is pinned by making
-its question effects average to zero, so alpha_i is on the Brier scale. Agents in different groups
+the effects of its questions answered by two or more agents average to zero, so alpha_i is on the
+Brier scale. (A question answered by one agent gets whatever effect fits that agent's score exactly;
+counting it in the average would let such questions move every score.) Agents in different groups
 share no question, so their adjusted scores are not comparable; ``component`` says which group
 each agent is in and the caller ranks one group only.
 
@@ -105,10 +107,15 @@ def fit_fixed_effects(agent: Any, question: Any, score: Any) -> FixedEffects:
 
     labels = _components(a_idx, q_idx, n_a, n_q)
     agent_component, question_component = labels[:n_a], labels[n_a:]
-    # Pin each group: its question effects average to zero, the shift moves to its agents.
+    # Pin each group: the effects of its shared questions average to zero (of all its questions
+    # when none is shared); the shift moves to its agents.
     n_groups = int(labels.max()) + 1
-    shift = np.bincount(question_component, weights=gamma, minlength=n_groups) / np.bincount(
-        question_component, minlength=n_groups
+    question_n = counts[n_a:]
+    shared = question_n >= 2
+    has_shared = np.bincount(question_component[shared], minlength=n_groups) > 0
+    pinned = np.where(has_shared[question_component], shared, True)
+    shift = np.bincount(question_component[pinned], weights=gamma[pinned], minlength=n_groups) / np.maximum(
+        np.bincount(question_component[pinned], minlength=n_groups), 1
     )
     gamma = gamma - shift[question_component]
     alpha = alpha + shift[agent_component]

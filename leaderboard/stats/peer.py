@@ -35,10 +35,16 @@ def peer_scores(question: Any, log_score: Any) -> npt.NDArray[np.float64]:
     ids, inverse = np.unique(q[valid], return_inverse=True)
     totals = np.bincount(inverse, weights=score[valid], minlength=ids.size)
     counts = np.bincount(inverse, minlength=ids.size)
-    others = counts[inverse] - 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_of_others = (totals[inverse] - score[valid]) / others
-    peer = PEER_SCALE * (score[valid] - mean_of_others)
-    peer[others == 0] = np.nan
-    out[valid] = peer
+    out[valid] = peer_from_totals(score[valid], totals[inverse], counts[inverse])
     return out
+
+
+def peer_from_totals(log_score: Any, total: Any, count: Any) -> npt.NDArray[np.float64]:
+    """Peer scores from each record's log score and the sum and number of log scores on its
+    question (the record's own included); NaN where the record is alone on its question."""
+    score = np.asarray(log_score, dtype=np.float64)
+    others = np.asarray(count, dtype=np.float64) - 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_of_others = (np.asarray(total, dtype=np.float64) - score) / others
+        peer = PEER_SCALE * (score - mean_of_others)
+    return np.where(others > 0, peer, np.nan)

@@ -66,3 +66,37 @@ def time_averaged(group: Any, submitted_at: Any, score: Any, *, open_at: Any, cl
         average = np.where(covered > 0, weighted / covered, np.nan)
         coverage = np.where(window > 0, np.clip(covered / window, 0.0, 1.0), np.nan)
     return TimeAverages(groups=groups, score=average, coverage=coverage)
+
+
+def _pair_keys(agent: Any, question: Any) -> npt.NDArray[np.int64]:
+    """One int64 per (agent, question): ids are database keys, far below 2^31."""
+    return (np.asarray(agent, dtype=np.int64) << 32) | np.asarray(question, dtype=np.int64)
+
+
+def record_time_averages(
+    record_agent: Any,
+    record_question: Any,
+    *,
+    agent: Any,
+    question: Any,
+    submitted_at: Any,
+    score: Any,
+    open_at: Any,
+    close_at: Any,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """(time-averaged score, coverage) of each record (agent, question), from its agent's forecasts
+    on its question (one entry per forecast, with the question's window); NaN where a record has
+    no forecast standing before the close."""
+    records = _pair_keys(record_agent, record_question)
+    score_out = np.full(records.shape, np.nan)
+    coverage_out = np.full(records.shape, np.nan)
+    if records.size == 0 or np.asarray(agent).size == 0:
+        return score_out, coverage_out
+    result = time_averaged(_pair_keys(agent, question), submitted_at, score, open_at=open_at, close_at=close_at)
+    order = np.argsort(records)
+    pos = np.minimum(np.searchsorted(records[order], result.groups), records.size - 1)
+    matched = records[order][pos] == result.groups
+    at = order[pos[matched]]
+    score_out[at] = result.score[matched]
+    coverage_out[at] = result.coverage[matched]
+    return score_out, coverage_out

@@ -7,9 +7,8 @@ from urllib.parse import urlencode
 
 from django import template
 from django.utils.html import format_html
-from django.utils.safestring import mark_safe
 
-from leaderboard.selectors.standings import LOWER_IS_BETTER, Entry
+from leaderboard.selectors.standings import LOWER_IS_BETTER, METRIC_FORMAT, METRIC_HELP, METRIC_LABELS, Entry
 
 register = template.Library()
 
@@ -41,14 +40,76 @@ def sort_link(field: str, label: str, current: str, params: dict[str, str]) -> s
     return format_html('<a href="?{}" class="sort">{}{}</a>', query_with(params, sort=target, page=""), label, arrow)
 
 
+def metric_text(value: float | None, metric: str) -> str:
+    """A metric's value as the pages show it: shares as percentages, scores with three decimals,
+    peer scores signed with one, counts whole."""
+    if value is None:
+        return "—"
+    kind = METRIC_FORMAT.get(metric, "score")
+    if kind == "share":
+        return f"{value * 100:.1f}%"
+    if kind == "peer":
+        return f"{value:+.1f}"
+    if kind == "count":
+        return f"{value:.0f}"
+    return f"{value:.3f}"
+
+
+@register.simple_tag
+def metric_value(entry: Any, metric: str) -> str:
+    """A value of an Entry or a Standing row, formatted (no cell)."""
+    values = getattr(entry, "values", None)
+    value = values.get(metric) if isinstance(values, dict) else getattr(entry, metric, None)
+    return metric_text(value, metric)
+
+
+@register.simple_tag
+def rank_n(standing: Any) -> int:
+    """A stored row's questions behind its ranking score (the n the provisional rule uses)."""
+    metric = getattr(standing, "rank_metric", "")
+    return int(getattr(standing, f"{metric}_n") if metric else standing.n)
+
+
+@register.filter
+def metric_label(metric: str) -> str:
+    return METRIC_LABELS.get(metric, metric or "Score")
+
+
+# Shown inside another metric's cell, in brackets.
+_COMPANIONS = {"key_event_recall": "ker_coverage", "time_brier": "time_coverage"}
+
+
 @register.simple_tag
 def metric_cell(entry: Entry, metric: str) -> str:
+    """One table cell: the value and its n when that differs from the row's ranking n; under it, for
+    the adjusted Brier its Brier Index, for KER and the time-averaged Brier their coverage."""
     value = entry.values.get(metric)
     n = entry.counts.get(metric, 0)
+    sub = ""
+    companion = _COMPANIONS.get(metric)
+    if companion and entry.values.get(companion) is not None:
+        sub = format_html(
+            '<small class="sub" title="{}: {}">cov {}</small>',
+            METRIC_LABELS[companion],
+            METRIC_HELP[companion],
+            metric_text(entry.values.get(companion), companion),
+        )
     if value is None:
-        return mark_safe('<td class="num muted">—</td>')
-    shown = f"{value * 100:.1f}%" if metric == "accuracy" else f"{value:.3f}"
-    return format_html('<td class="num">{} <span class="muted" title="questions">n={}</span></td>', shown, n)
+        return format_html('<td class="num muted">—{}</td>', sub)
+    if metric == "brier_adjusted" and entry.brier_adjusted_index is not None:
+        sub = format_html(
+            '<small class="sub" title="Brier Index of the adjusted Brier: 100 x (1 - its square root)">BI {}</small>',
+            f"{entry.brier_adjusted_index:.1f}",
+        )
+    counted = "" if n == entry.rank_n else format_html(' <span class="muted" title="questions">n={}</span>', n)
+    return format_html(
+        '<td class="num" title="{}: n={}">{}{}{}</td>',
+        METRIC_LABELS[metric],
+        n,
+        metric_text(value, metric),
+        counted,
+        sub,
+    )
 
 
 @register.inclusion_tag("leaderboard/_own_forecasts.html")

@@ -8,7 +8,8 @@ from django.utils.safestring import mark_safe
 
 from leaderboard import charts
 from leaderboard.selectors.calibration import binary_pairs
-from leaderboard.selectors.standings import filter_choices, top_agents
+from leaderboard.selectors.leaderboard import top_agents
+from leaderboard.selectors.standings import filter_choices
 
 MAX_AGENTS = len(charts.SERIES_COLOURS)
 

@@ -1,32 +1,26 @@
-"""Public pages: home, leaderboard (+ CSV), agent and question pages, questions list, methods."""
+"""Public pages: home, agent and question pages, questions list, methods (the leaderboard: views.leaderboard)."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections import defaultdict
 from typing import Any
 from urllib.parse import urlencode
 
-from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from grading.models import HindsightGraph
 from ingestion.models import PricePoint, Question
 from leaderboard import charts
-from leaderboard import standings as maths
 from leaderboard.methods import methods_html
 from leaderboard.models import Agent, Grade
 from leaderboard.selectors.calibration import REVEALED, pair_of
+from leaderboard.selectors.leaderboard import agent_standings, top_agents
+from leaderboard.selectors.pairwise import pairwise_confidence
 from leaderboard.selectors.questions import (
     SAMPLE_WORLD,
     outcome_texts_for_grades,
@@ -36,25 +30,9 @@ from leaderboard.selectors.questions import (
     question_search,
     sample_first,
 )
-from leaderboard.selectors.standings import (
-    METRIC_LABELS,
-    agent_standings,
-    filter_choices,
-    leaderboard_all,
-    leaderboard_cache_key,
-    leaderboard_page,
-    normalise_sort,
-    parse_view,
-    top_agents,
-)
-from leaderboard.services.standings import cached_for_version
-
-
-def _page_number(request: HttpRequest) -> int:
-    try:
-        return max(1, int(request.GET.get("page", "1")))
-    except ValueError:
-        return 1
+from leaderboard.selectors.standings import filter_choices
+from leaderboard.selectors.standings_cache import cached_for_version
+from leaderboard.stats.pairwise import PAIRWISE_RESAMPLES
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -70,133 +48,6 @@ def home(request: HttpRequest) -> HttpResponse:
         "leaderboard/home.html",
         {"open_questions": open_questions, "recent_resolutions": recent, "tops": tops},
     )
-
-
-def _bad_view(request: HttpRequest, exc: ValidationError) -> HttpResponse:
-    body = render_to_string(
-        "leaderboard/_leaderboard_body.html", {"errors": exc.message_dict, "choices": filter_choices()}
-    )
-    return render(request, "leaderboard/leaderboard.html", {"body": mark_safe(body)}, status=400)
-
-
-def leaderboard(request: HttpRequest) -> HttpResponse:
-    if request.GET.get("format") == "csv":
-        return leaderboard_csv(request)
-    if request.GET.get("format") == "json":
-        return leaderboard_json(request)
-    try:
-        view = parse_view(request.GET)
-    except ValidationError as exc:
-        return _bad_view(request, exc)
-    # The table only changes when standings are written (which bumps the version), so it is cached
-    # per normalised request and version. A request without cookies is anonymous with no messages:
-    # its whole page is the same for everyone and is cached as is.
-    sort = normalise_sort(request.GET.get("sort"))
-    number = _page_number(request)
-
-    def body() -> str:
-        return render_to_string("leaderboard/_leaderboard_body.html", _leaderboard_context(request, view))
-
-    if not request.COOKIES:
-        key = leaderboard_cache_key("leaderboard-page", view=view, sort=sort, page=number)
-        html = cached_for_version(
-            key, lambda: render_to_string("leaderboard/leaderboard.html", {"body": mark_safe(body())}, request)
-        )
-        return HttpResponse(html)
-    key = leaderboard_cache_key("leaderboard-html", view=view, sort=sort, page=number)
-    return render(request, "leaderboard/leaderboard.html", {"body": mark_safe(cached_for_version(key, body))})
-
-
-def _leaderboard_context(request: HttpRequest, view: maths.View) -> dict[str, Any]:
-    page = leaderboard_page(view=view, sort=request.GET.get("sort", "rank"), page=_page_number(request))
-    scale = max([e.brier_hi for e in page.entries + page.baselines if e.brier_hi is not None] or [1.0])
-    rows = [
-        (e, mark_safe(charts.interval_bar(e.brier_lo, e.values.get("brier"), e.brier_hi, scale_max=scale)))
-        for e in page.entries
-    ]
-    base_rows = [
-        (e, mark_safe(charts.interval_bar(e.brier_lo, e.values.get("brier"), e.brier_hi, scale_max=scale)))
-        for e in page.baselines
-    ]
-    params = page.params
-    toggled = dict(params)
-    if view.contamination_filter:
-        toggled["contamination"] = "off"
-    else:
-        toggled.pop("contamination", None)
-    return {
-        "page": page,
-        "rows": rows,
-        "base_rows": base_rows,
-        "columns": [(m, METRIC_LABELS[m]) for m in page.columns],
-        "choices": filter_choices(),
-        "params": params,
-        "toggle_query": "&".join(f"{k}={v}" for k, v in toggled.items()),
-        "base_query": "&".join(f"{k}={v}" for k, v in params.items()),
-        "min_n": settings.HINDSIGHT_MIN_RANKED_N,
-    }
-
-
-_CSV_HEADER = [
-    "rank",
-    "provisional",
-    "baseline",
-    "name",
-    "agent",
-    "team",
-    "model",
-    "cutoff",
-    "n",
-    "brier_lo",
-    "brier_hi",
-    "brier_index",
-    *[c for m in maths.METRICS for c in (m, f"{m}_n")],
-]
-
-
-def _export(request: HttpRequest, kind: str) -> tuple[str, str] | HttpResponse:
-    """(content type, body) of the whole view as CSV or JSON, cached like the page."""
-    try:
-        view = parse_view(request.GET)
-    except ValidationError as exc:
-        return JsonResponse(
-            {"code": "invalid", "message": "; ".join(f"{k}: {v[0]}" for k, v in exc.message_dict.items())}, status=400
-        )
-    sort = normalise_sort(request.GET.get("sort"))
-
-    def build() -> str:
-        page = leaderboard_all(view=view, sort=sort)
-        rows = [e.as_dict() for e in page.entries + page.baselines]
-        if kind == "csv":
-            out = io.StringIO()
-            writer = csv.DictWriter(out, fieldnames=_CSV_HEADER)
-            writer.writeheader()
-            for row in rows:
-                writer.writerow({k: ("" if row.get(k) is None else row.get(k)) for k in _CSV_HEADER})
-            return out.getvalue()
-        payload = {"view": page.params, "rank_metric": page.rank_metric, "count": len(rows), "results": rows}
-        return json.dumps(payload, cls=DjangoJSONEncoder)
-
-    body = cached_for_version(leaderboard_cache_key(f"leaderboard-{kind}", view=view, sort=sort), build)
-    return ("text/csv; charset=utf-8" if kind == "csv" else "application/json"), body
-
-
-def leaderboard_csv(request: HttpRequest) -> HttpResponse:
-    result = _export(request, "csv")
-    if isinstance(result, HttpResponse):
-        return result
-    content_type, body = result
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = 'attachment; filename="leaderboard.csv"'
-    return response
-
-
-def leaderboard_json(request: HttpRequest) -> HttpResponse:
-    result = _export(request, "json")
-    if isinstance(result, HttpResponse):
-        return result
-    content_type, body = result
-    return HttpResponse(body, content_type=content_type)
 
 
 # ------------------------------------------------------------------------------------ agent page
@@ -246,6 +97,9 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "agent": agent,
             "standings": agent_standings(agent=agent),
+            # Pairwise resampling is the page's heaviest part and changes only with the standings.
+            "pairs": cached_for_version(f"agent-pairs:{agent.pk}", lambda: pairwise_confidence(agent=agent)),
+            "resamples": f"{PAIRWISE_RESAMPLES:,}",
             "bins": bins,
             "reliability_svg": mark_safe(reliability),
             "sharpness": charts.sharpness(pairs),

@@ -30,6 +30,7 @@ def grade(
     contaminated: bool = False,
     market_p: float | None = None,
     at: datetime | None = None,
+    leaks: int | None = None,
 ) -> Grade:
     forecast = Forecast.objects.create(
         agent=agent,
@@ -57,6 +58,7 @@ def grade(
         market_edge=edge,
         source_precision=0.5,
         key_event_recall=0.4,
+        leaks=leaks,
         created_at=question.close_at,
     )
 

@@ -18,7 +18,7 @@ def test_leaderboard_json_csv_and_agent(http, settings) -> None:
     world = build_world()
     standings_rebuild()
     body = http.get("/api/v1/leaderboard/").json()
-    assert body["rank_metric"] == "brier" and body["count"] == 3
+    assert body["rank_metric"] == "brier_adjusted" and body["count"] == 3
     top = body["results"][0]
     assert top["agent"] == "sharp-falcon" and top["rank"] == 1 and top["brier_lo"] <= top["brier"] <= top["brier_hi"]
     assert {b["baseline"] for b in body["baselines"]} == {"market", "always_half", "base_rate"}

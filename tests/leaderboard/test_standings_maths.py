@@ -7,17 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from leaderboard.standings import (
-    GradeTable,
-    QuestionTable,
-    View,
-    base_rates,
-    bootstrap_intervals,
-    compute_views,
-    horizon_bucket,
-    market_from_grade,
-    materialised_views,
-)
+from leaderboard.stats.baselines import base_rates, market_from_grade
+from leaderboard.stats.bootstrap import bootstrap_intervals
+from leaderboard.stats.columns import compute_views
+from leaderboard.stats.tables import GradeTable, QuestionTable, materialised_views
+from leaderboard.stats.views import View, horizon_bucket
 
 
 def rec(agent: int, question: int, brier: float | None, **kw: object) -> dict[str, object]:
@@ -116,7 +110,8 @@ def test_view_filters_by_track_type_domain_origin_horizon_and_window() -> None:
         ),
     ]
     assert run(records, View(track="live")).rows[0].n == 2
-    assert run(records, View(question_type="multiple_choice")).rows[0].metrics["brier"].mean == 0.5
+    # a multiple-choice Brier (summed over the options, 0.5 here) is halved onto [0, 1]
+    assert run(records, View(question_type="multiple_choice")).rows[0].metrics["brier"].mean == 0.25
     assert run(records, View(domain="economy")).rows[0].n == 1
     assert run(records, View(origin="news")).rows[0].n == 2
     assert run(records, View(horizon="quarter")).rows[0].n == 1
@@ -147,7 +142,7 @@ def test_each_metric_has_its_own_n_and_rank_metric_falls_back() -> None:
     result = run(records)
     assert result.rank_metric == "second_level_f1"
     by_agent = {r.agent_id: r for r in result.rows}
-    assert by_agent[1].metrics["second_level_f1"].mean == 50.0
+    assert by_agent[1].metrics["second_level_f1"].mean == pytest.approx(0.5)  # MIRAI's 0-100 on 0-1
     assert by_agent[1].metrics["key_event_recall"].n == 1
     assert by_agent[2].rank == 1 and by_agent[1].rank == 2  # higher F1 is better
     assert by_agent[1].metrics["brier"].n == 0 and by_agent[1].brier_lo is None

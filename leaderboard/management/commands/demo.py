@@ -29,8 +29,10 @@ from django.db import connection
 from config import celery_app
 from config.inprocess_beat import InProcessBeat
 from config.inprocess_server import InProcessServer, ServeError
+from ingestion.models import Question
 from ingestion.sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
-from leaderboard.baselines import baselines_run
+from ingestion.services.questions import question_publish_outcome
+from leaderboard.baselines import BASELINE_TEAM, baselines_run
 from leaderboard.management.commands.sample_world import (
     IndentedOutput,
     advance_to_end,
@@ -43,8 +45,9 @@ from leaderboard.management.commands.sample_world import (
 DATA_DIR = Path(settings.BASE_DIR) / "ingestion" / "data"
 FORECASTBENCH = DATA_DIR / "forecastbench"
 # The demo forecasts on every sample question but on a slice of the imported ForecastBench round,
-# so the loop stays within two minutes; run_baselines can cover the rest afterwards.
-IMPORTED_QUESTIONS_PER_BASELINE = 6
+# so the loop stays within two minutes; run_baselines can cover the rest afterwards. The slice of
+# replay questions is large enough for the baselines to pass the leaderboard's minimum n.
+IMPORTED_QUESTIONS_PER_BASELINE = 12
 
 
 class Command(BaseCommand):
@@ -182,7 +185,24 @@ class Command(BaseCommand):
 
     def _grade_and_rank(self) -> None:
         self.step("Building hindsight graphs where missing, grading every resolved question, ranking")
+        self._publish_answered_imports()
         grade_and_rank(log=self.stdout.write)
+
+    def _publish_answered_imports(self) -> None:
+        """Publish the outcomes of the ForecastBench replay questions the baselines answered, as staff
+        would once a replay question has served: ForecastBench published these outcomes itself, and
+        the replay track then holds enough questions to rank the baselines."""
+        answered = Question.objects.filter(
+            track=Question.Track.REPLAY,
+            origin=Question.Origin.IMPORTED,
+            status=Question.Status.RESOLVED,
+            outcome_published_at=None,
+            forecasts__agent__team__name=BASELINE_TEAM,
+        ).distinct()
+        published = [question_publish_outcome(question=q) for q in answered]
+        self.stdout.write(
+            f"    published the outcomes of the {len(published)} ForecastBench replay questions the baselines answered"
+        )
 
     # -- setup
     def _reset(self) -> None:

@@ -49,3 +49,21 @@ def test_forecast_only_after_close_is_not_counted() -> None:
     result = time_averaged([1], [12 * DAY], [0.1], open_at=[0.0], close_at=[10 * DAY])
     assert np.isnan(result.score[0])
     assert result.coverage[0] == 0.0
+
+
+def test_forecasts_map_onto_their_records() -> None:
+    from leaderboard.stats.time_average import record_time_averages
+
+    score, coverage = record_time_averages(
+        [1, 2, 3],
+        [5, 5, 5],
+        agent=[2, 2, 1],
+        question=[5, 5, 5],
+        submitted_at=[0.0, 5 * DAY, 2 * DAY],
+        score=[0.5, 0.1, 0.2],
+        open_at=[0.0] * 3,
+        close_at=[10 * DAY] * 3,
+    )
+    assert score[0] == pytest.approx(0.2) and coverage[0] == pytest.approx(0.8)
+    assert score[1] == pytest.approx(0.3) and coverage[1] == pytest.approx(1.0)
+    assert np.isnan(score[2]) and np.isnan(coverage[2])  # agent 3 made no forecast
