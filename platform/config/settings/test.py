@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .base import *  # noqa: F403
-from .base import STATIC_ROOT, VAR_DIR
+from .base import DATABASES, STATIC_ROOT, VAR_DIR
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
@@ -18,3 +18,8 @@ STORAGES = {
 HINDSIGHT_RATE_LIMIT_REQUESTS = 10_000
 # Tests run agents' endpoints on http://127.0.0.1.
 HINDSIGHT_DELIVERY_ALLOW_LOOPBACK = True
+# A SQLite test database is a file, as in the product: Django's default in-memory test database
+# uses a shared cache, whose table locks fail at once ("database table is locked") when two
+# threads write, where a file waits for the busy timeout.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["TEST"] = {"NAME": f"{DATABASES['default']['NAME']}.test"}
