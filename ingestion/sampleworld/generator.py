@@ -301,9 +301,6 @@ class World:
     def visible_articles(self, at: datetime) -> list[ArticleItem]:
         return [a for a in self.articles if a.released_at <= at]
 
-    def question_types(self) -> set[str]:
-        return {s.question["type"] for s in self.storylines}
-
 
 # ----------------------------------------------------------------------------------------- helpers
 
