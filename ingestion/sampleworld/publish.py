@@ -23,12 +23,13 @@ from django.core.management import call_command
 from django.db import transaction
 
 from ingestion.models import Article, Market, Question, Source, StructuredEvent
+from ingestion.polls import PollReport
 from ingestion.sampleworld.clock import FictionalClock
 from ingestion.sampleworld.generator import SAMPLE_ATTRIBUTION, Storyline, World, generate_world
 from ingestion.sampleworld.server import SampleWorldServer
 from ingestion.services.events import event_dedupe_key
 from ingestion.services.questions import question_resolve, question_upsert
-from ingestion.services.sources import SAMPLE_WORLD_OPTION, PollReport, source_create, source_poll
+from ingestion.services.sources import SAMPLE_WORLD_OPTION, source_create, source_poll
 
 # Source option naming the world a sample source belongs to (so a second run finds it).
 WORLD_OPTION = SAMPLE_WORLD_OPTION

@@ -1,7 +1,7 @@
 """Prediction markets: polling Polymarket, Manifold and Kalshi sources into Market and PricePoint
 rows, turning selected markets into questions, and following their resolutions.
 
-A poll has the two halves ``ingestion.services.sources`` asks for: ``market_fetch`` reads the
+A poll has the two halves of a poller (``ingestion.polls``): ``market_fetch`` reads the
 platform's API (and the database, to know which markets already carry questions) and validates
 everything into typed records; ``market_store`` writes them in the one transaction the poll
 framework opens, so a poll that fails stores nothing.
@@ -53,10 +53,10 @@ from ingestion.pgcopy import (
     sequence_values_meanwhile,
     staging_table,
 )
+from ingestion.polls import PollReport
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
 from ingestion.selectors.questions import question_current_resolutions
 from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
-from ingestion.services.sources import PollReport, register_poller
 
 PLATFORM_LABELS: dict[str, str] = {
     Market.Platform.POLYMARKET.value: "Polymarket",
@@ -866,10 +866,20 @@ def market_poll_records(
         return market_store(source=source, payload=payload, now=now)
 
 
-_SELECTION_OPTIONS = frozenset(f.name for f in fields(Selection))
-for _kind, _client in (
-    (Source.Kind.POLYMARKET, polymarket.PolymarketClient),
-    (Source.Kind.MANIFOLD, manifold.ManifoldClient),
-    (Source.Kind.KALSHI, kalshi.KalshiClient),
-):
-    register_poller(_kind, fetch=market_fetch, store=market_store, options=_SELECTION_OPTIONS | _client.OPTIONS)
+# The source options the store reads (each platform's client reads its own as well).
+SELECTION_OPTIONS = frozenset(f.name for f in fields(Selection))
+
+
+def market_options_problem(kind: str, url: str, options: Mapping[str, Any]) -> str:
+    """What a market poll would refuse in a source's options ("" when nothing), found without
+    fetching anything."""
+    try:
+        Selection.from_options(options)
+        market_client(source=Source(kind=kind, url=url, options=dict(options)), get=_never_called)
+    except MarketFormatError as exc:
+        return str(exc)
+    return ""
+
+
+def _never_called(*args: Any, **kwargs: Any) -> Any:
+    raise AssertionError("checking options must not fetch anything")
