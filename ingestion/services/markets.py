@@ -54,9 +54,10 @@ from ingestion.pgcopy import (
     staging_table,
 )
 from ingestion.polls import PollReport
+from ingestion.question_data import question_data_clean
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
 from ingestion.selectors.questions import question_current_resolutions
-from ingestion.services.questions import question_annul, question_data_clean, question_resolve, question_unresolve
+from ingestion.services.questions import question_annul, question_resolve, question_unresolve
 
 PLATFORM_LABELS: dict[str, str] = {
     Market.Platform.POLYMARKET.value: "Polymarket",
