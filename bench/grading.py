@@ -1,4 +1,4 @@
-"""Benchmark of full three-axis grading (issue 6).
+"""Benchmark of full three-axis grading.
 
 Loads resolved binary and multiple-choice questions, each with a built hindsight reference of
 --ref-events events (with outcome impacts and one source article each) and --per-question

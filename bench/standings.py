@@ -1,4 +1,4 @@
-"""Benchmark of the standings (issue 7): full rebuild and leaderboard read latency on PostgreSQL.
+"""Benchmark of the standings: full rebuild and leaderboard read latency on PostgreSQL.
 
 Loads A agents x Q binary questions with P graded forecasts per question (default full size:
 1,000 x 10,000 x 100 = 1,000,000 grades) using COPY, then measures in the same run:

@@ -1,4 +1,4 @@
-"""Benchmark of forecast submission through the API (issue 2).
+"""Benchmark of forecast submission through the API.
 
 Migrates the database named by DATABASE_URL (PostgreSQL), loads N agents (one token each) and N
 open live binary questions, starts gunicorn (production settings) on a free loopback port against
@@ -408,9 +408,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=4, help="clients in the unpaced single phase")
     parser.add_argument("--batch-size", type=int, default=500)
     parser.add_argument("--batch-forecasts", type=int, default=10_000, help="forecasts sent through batch")
-    # 2 * cores + 1 threaded workers: on 2 shared cores this reached 50 requests/s where 3 sync workers
-    # topped out near 35 (requests wait on PostgreSQL and Redis, and more runnable threads get a
-    # larger share of a busy machine).
+    # 2 * cores + 1 threaded workers rather than one sync worker per core: requests wait on PostgreSQL
+    # and Redis, so threads keep up with the offered rate where sync workers fall behind, and more
+    # runnable threads get a larger share of a busy machine.
     cores = os.cpu_count() or 2
     parser.add_argument("--workers", type=int, default=2 * cores + 1, help="gunicorn worker processes")
     parser.add_argument("--threads", type=int, default=2, help="threads per gunicorn worker")

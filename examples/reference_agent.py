@@ -45,6 +45,8 @@ from typing import Any
 
 import httpx
 
+# A self-contained copy on purpose: this script talks to Hindsight over HTTP only and must run
+# without the project installed, so it cannot import the project's stop-word list (ingestion/text.py).
 STOPWORDS = set(
     [
         "a",

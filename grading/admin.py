@@ -27,6 +27,7 @@ from grading.models import (
     OutcomeImpact,
     QuestionHindsight,
 )
+from ingestion.llm.records import stages_table
 from ingestion.models import Question
 
 
@@ -69,11 +70,24 @@ class LinkInline(admin.TabularInline):
 
 @admin.register(HindsightGraph)
 class HindsightGraphAdmin(admin.ModelAdmin):
-    list_display = ("question", "version", "is_current", "builder", "model_name", "graph_built", "created_at")
+    list_display = (
+        "question",
+        "version",
+        "is_current",
+        "builder",
+        "is_fallback",
+        "model_name",
+        "graph_built",
+        "created_at",
+    )
     list_filter = ("builder", "graph_built", "is_current")
     search_fields = ("question__title", "question__external_id")
     readonly_fields = [f.name for f in HindsightGraph._meta.fields]
     inlines = [EventInline, LinkInline]
+
+    @admin.display(description="fallback", boolean=True)
+    def is_fallback(self, obj: HindsightGraph) -> bool:
+        return bool(obj.fallback_reason)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -93,9 +107,34 @@ class HindsightEventAdmin(admin.ModelAdmin):
 
 @admin.register(GraphBuildAttempt)
 class GraphBuildAttemptAdmin(admin.ModelAdmin):
-    list_display = ("question", "builder", "started_at", "succeeded", "reason", "graph")
+    list_display = (
+        "question",
+        "builder",
+        "started_at",
+        "succeeded",
+        "reason",
+        "graph",
+        "model_name",
+        "tokens",
+        "seconds",
+        "fallback_of",
+    )
     list_filter = ("builder", "succeeded", "reason")
-    readonly_fields = [f.name for f in GraphBuildAttempt._meta.fields]
+    readonly_fields = ["llm_stages", *(f.name for f in GraphBuildAttempt._meta.fields)]
+
+    @admin.display(description="LLM stages (tokens, seconds, valid on first try)")
+    def llm_stages(self, obj: GraphBuildAttempt) -> str:
+        return stages_table(obj.stages)
+
+    @admin.display(description="tokens")
+    def tokens(self, obj: GraphBuildAttempt) -> int | str:
+        return obj.token_usage.get("total_tokens", "—") if isinstance(obj.token_usage, dict) else "—"
+
+    @admin.display(description="LLM seconds")
+    def seconds(self, obj: GraphBuildAttempt) -> float | str:
+        if not isinstance(obj.stages, list) or not obj.stages:
+            return "—"
+        return round(sum(float(s.get("seconds", 0)) for s in obj.stages if isinstance(s, dict)), 1)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -117,11 +156,31 @@ admin.site.register(OutcomeImpact)
 class GraphVersionInline(admin.TabularInline):
     model = HindsightGraph
     fk_name = "question"
-    fields = ("version", "is_current", "builder", "model_name", "graph_built", "created_at")
+    fields = ("version", "is_current", "builder", "model_name", "graph_built", "fallback_reason", "created_at")
     readonly_fields = fields
     extra = 0
     can_delete = False
     show_change_link = True
+
+
+class BuildAttemptInline(admin.TabularInline):
+    """Every build of the question with what the model cost, newest first."""
+
+    model = GraphBuildAttempt
+    fk_name = "question"
+    fields = ("started_at", "builder", "reason", "model_name", "structured_output", "llm_stages", "error", "graph")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ("-started_at", "-id")
+
+    @admin.display(description="LLM stages")
+    def llm_stages(self, obj: GraphBuildAttempt) -> str:
+        return stages_table(obj.stages)
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(QuestionHindsight)
@@ -132,7 +191,7 @@ class QuestionHindsightAdmin(admin.ModelAdmin):
     fields = ("title", "status", "track", "type", "open_at", "close_at")
     readonly_fields = fields
     actions = [rebuild_hindsight]
-    inlines = [GraphVersionInline]
+    inlines = [GraphVersionInline, BuildAttemptInline]
     change_form_template = "admin/grading/questionhindsight/change_form.html"
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -13,7 +13,7 @@ class EventReviewForm(forms.Form):
     reason = forms.ChoiceField(
         choices=[("", "— reject reason —"), *EventReview.RejectReason.choices],
         required=False,
-        help_text="Required when rejecting (worldreasoner.md Appendix C).",
+        help_text="Required when rejecting (WorldReasoner, Appendix C).",
     )
     revised_title = forms.CharField(max_length=500, required=False)
     revised_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))

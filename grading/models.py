@@ -26,6 +26,9 @@ class HindsightGraph(models.Model):
     graph_built = models.BooleanField(default=False, help_text="Passed the quality thresholds.")
     quality = models.JSONField(default=dict, blank=True, help_text="Measured depth, counts and failures.")
     resolution_version = models.PositiveIntegerField(null=True, blank=True)
+    fallback_reason = models.TextField(
+        blank=True, help_text="Set when the offline builder stood in for a failed LLM build: why it failed."
+    )
     created_at = models.DateTimeField()
 
     class Meta:
@@ -47,11 +50,13 @@ class GraphBuildAttempt(models.Model):
         QUALITY_FAILED = "quality_failed", "Graph stored with graph_built=False (quality thresholds unmet)"
         NOT_RESOLVED = "not_resolved", "Question has no current resolution"
         NO_ARTICLES = "no_articles", "No articles in the evidence window"
+        INSUFFICIENT_EVIDENCE = "insufficient_evidence", "No news about the question's subject in its window"
         NOT_CONFIGURED = "not_configured", "No LLM configured"
         TIMEOUT = "timeout", "Model timed out"
         SERVER_ERROR = "server_error", "Model server returned an error"
         SERVER_DOWN = "server_down", "Model server unreachable"
         MALFORMED_OUTPUT = "malformed_output", "Model output invalid after the correction budget"
+        CONTEXT_EXCEEDED = "context_exceeded", "Prompt would not fit the model's context window"
         ERROR = "error", "Unexpected error"
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="graph_attempts")
@@ -59,11 +64,29 @@ class GraphBuildAttempt(models.Model):
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     succeeded = models.BooleanField(default=False)
-    reason = models.CharField(max_length=20, choices=Reason.choices, blank=True)
+    reason = models.CharField(max_length=30, choices=Reason.choices, blank=True)
     resolution_version = models.PositiveIntegerField(null=True, blank=True)
     error = models.TextField(blank=True)
     log = models.JSONField(default=list, blank=True, help_text="Per-round validation problems and usage.")
     graph = models.ForeignKey(HindsightGraph, null=True, blank=True, on_delete=models.SET_NULL)
+    # LLM builds: what was asked and what it cost, kept whether the build succeeded or not.
+    model_name = models.CharField(max_length=200, blank=True)
+    structured_output = models.CharField(
+        max_length=20, blank=True, help_text="How JSON was asked for: json_schema, tools or text."
+    )
+    prompts = models.JSONField(default=list, blank=True)
+    token_usage = models.JSONField(default=dict, blank=True)
+    stages = models.JSONField(
+        default=list, blank=True, help_text="Per stage: calls, prompt/answer tokens, seconds, valid on first try."
+    )
+    fallback_of = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="fallbacks",
+        help_text="The failed LLM attempt this offline build stood in for.",
+    )
 
     class Meta:
         ordering = ["-started_at"]

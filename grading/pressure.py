@@ -1,4 +1,4 @@
-"""Cumulative causal pressure charts of worldreasoner.md Appendix D (pure; no Django).
+"""Cumulative causal pressure charts of WorldReasoner, Appendix D (pure; no Django).
 
 P_k = sum_{i<=k} d_i m_i c_i over the graph's dated events in date order, where d_i is +1 for a
 Positive impact (toward a "Yes" / the resolved outcome), -1 for Negative and 0 for Neutral and

@@ -1,4 +1,4 @@
-"""Quality enforcement of worldreasoner.md Appendix B.3 (pure; no Django).
+"""Quality enforcement of WorldReasoner, Appendix B.3 (pure; no Django).
 
 A graph passes when all of these hold:
 

@@ -52,7 +52,7 @@ class ReferenceEvent:
 
 @dataclass(frozen=True)
 class Reference:
-    """The current hindsight reference of a question (worldreasoner.md §3.1: C^H and G^H).
+    """The current hindsight reference of a question (WorldReasoner, Section 3.1: C^H and G^H).
 
     ``events`` holds every event with ``rejected`` flagged; ``sources`` (C^H) is the union of the
     source articles of non-rejected events and the evidence articles of links between them. Only
@@ -390,7 +390,12 @@ def hindsight_view(question: Question) -> HindsightView | None:
             "id": graph.pk,
             "version": graph.version,
             "builder": graph.builder,
-            "builder_label": OFFLINE_LABEL if graph.builder == HindsightGraph.Builder.OFFLINE else "LLM-built",
+            "builder_label": (
+                (f"{OFFLINE_LABEL}, standing in for a failed LLM build" if graph.fallback_reason else OFFLINE_LABEL)
+                if graph.builder == HindsightGraph.Builder.OFFLINE
+                else "LLM-built"
+            ),
+            "fallback_reason": graph.fallback_reason,
             "offline": graph.builder == HindsightGraph.Builder.OFFLINE,
             "builder_version": graph.builder_version,
             "model_name": graph.model_name,

@@ -46,17 +46,40 @@ def _announce(graph: HindsightGraph) -> None:
     )
 
 
-def _finish(attempt: GraphBuildAttempt, *, reason: str, error: str = "", log: Any = None) -> None:
+def _finish(
+    attempt: GraphBuildAttempt,
+    *,
+    reason: str,
+    error: str = "",
+    log: Any = None,
+    record: BuildResult | BuildError | None = None,
+    succeeded: bool | None = None,
+) -> None:
+    """Close an attempt with its reason; ``record`` (an LLM result or error) adds what the model cost."""
     attempt.finished_at = timezone.now()
     attempt.reason = reason
     attempt.error = error
-    attempt.succeeded = reason in (GraphBuildAttempt.Reason.BUILT, GraphBuildAttempt.Reason.QUALITY_FAILED)
+    attempt.succeeded = (
+        reason in (GraphBuildAttempt.Reason.BUILT, GraphBuildAttempt.Reason.QUALITY_FAILED)
+        if succeeded is None
+        else succeeded
+    )
     if log is not None:
         attempt.log = log
-    attempt.save(update_fields=["finished_at", "reason", "error", "succeeded", "log"])
+    fields = ["finished_at", "reason", "error", "succeeded", "log"]
+    if record is not None and record.model_name:
+        attempt.model_name = record.model_name
+        attempt.prompts = record.prompts
+        attempt.token_usage = record.token_usage
+        attempt.stages = getattr(record, "stages", [])
+        attempt.structured_output = getattr(record, "structured_output", "")
+        fields += ["model_name", "prompts", "token_usage", "stages", "structured_output"]
+    attempt.save(update_fields=fields)
 
 
-def _store(*, question_id: int, result: BuildResult, resolution_version: int, now: datetime) -> HindsightGraph:
+def _store(
+    *, question_id: int, result: BuildResult, resolution_version: int, now: datetime, fallback_reason: str = ""
+) -> HindsightGraph:
     """Write the whole graph as one new current version, or nothing at all."""
     with transaction.atomic():
         # Lock the question so two concurrent builds get consecutive versions.
@@ -77,6 +100,7 @@ def _store(*, question_id: int, result: BuildResult, resolution_version: int, no
             graph_built=result.quality.passed,
             quality=result.quality.as_dict(),
             resolution_version=resolution_version,
+            fallback_reason=fallback_reason,
             created_at=now,
         )
         existing = set(Article.objects.filter(pk__in=draft.source_ids()).values_list("pk", flat=True))
@@ -157,9 +181,13 @@ def hindsight_build(
     """Build and store a new hindsight graph version for a resolved question.
 
     Returns the stored graph (``graph_built`` tells whether it met the quality thresholds), or None
-    when no graph could be built; every call leaves a GraphBuildAttempt with the reason. Model calls
-    happen outside any transaction (they can take minutes); the graph itself is written in one.
-    Never raises for build failures, so the question's outcome grading is unaffected.
+    when no graph could be built; every builder run leaves a GraphBuildAttempt with the reason.
+    Model calls happen outside any transaction (they can take minutes); the graph itself is written
+    in one. An LLM build that fails (timeout, server fault, output still invalid after the
+    corrections, prompt too long), or whose graph misses the quality thresholds, falls back to the
+    offline builder: its graph is stored labelled with ``fallback_reason`` and its attempt points
+    at the failed one (``fallback_of``). Never raises for build failures, so the question's
+    outcome grading is unaffected.
     """
     now = now or timezone.now()
     builder = builder or default_builder()
@@ -188,28 +216,119 @@ def hindsight_build(
     try:
         result = builder_run(ctx, builder=builder, thresholds=thresholds)
     except BuildError as exc:
-        _finish(attempt, reason=exc.reason, error=exc.message, log=exc.log)
+        _finish(attempt, reason=exc.reason, error=exc.message, log=exc.log, record=exc)
+        if builder == "llm" and exc.reason in FALLBACK_REASONS:
+            why = f"The LLM build failed ({exc.reason}): {exc.message}"
+            return _fall_back(ctx, thresholds, failed=attempt, why=why, now=now)
         return None
     except Exception as exc:  # an unexpected failure must still leave a recorded attempt, not a crash
         logger.exception("hindsight build for question %s failed", question_id)
         _finish(attempt, reason=GraphBuildAttempt.Reason.ERROR, error=f"{type(exc).__name__}: {exc}")
+        if builder == "llm":
+            why = f"The LLM build failed unexpectedly: {type(exc).__name__}: {exc}"
+            return _fall_back(ctx, thresholds, failed=attempt, why=why, now=now)
         return None
+    if builder == "llm" and not result.quality.passed:
+        offline_result = _offline_result(ctx, thresholds)
+        if offline_result is not None and offline_result.quality.passed:
+            missed = " ".join(result.quality.failures)
+            _finish(
+                attempt,
+                reason=GraphBuildAttempt.Reason.QUALITY_FAILED,
+                error=f"The model's graph missed the quality thresholds ({missed}); the offline graph, which "
+                "passed, was stored instead.",
+                log=result.log,
+                record=result,
+                succeeded=False,
+            )
+            why = f"The LLM graph missed the quality thresholds: {missed}"
+            return _store_attempt(
+                _new_attempt(ctx, failed=attempt, now=now), offline_result, ctx=ctx, now=now, fallback_reason=why
+            )
+    return _store_attempt(attempt, result, ctx=ctx, now=now)
+
+
+FALLBACK_REASONS = frozenset(
+    {
+        GraphBuildAttempt.Reason.TIMEOUT,
+        GraphBuildAttempt.Reason.SERVER_ERROR,
+        GraphBuildAttempt.Reason.SERVER_DOWN,
+        GraphBuildAttempt.Reason.MALFORMED_OUTPUT,
+        GraphBuildAttempt.Reason.CONTEXT_EXCEEDED,
+        GraphBuildAttempt.Reason.NO_ARTICLES,
+    }
+)
+
+
+def _new_attempt(ctx: BuildContext, *, failed: GraphBuildAttempt, now: datetime) -> GraphBuildAttempt:
+    return GraphBuildAttempt.objects.create(
+        question_id=ctx.question_id,
+        builder=HindsightGraph.Builder.OFFLINE,
+        started_at=now,
+        resolution_version=ctx.resolution_version,
+        fallback_of=failed,
+    )
+
+
+def _offline_result(ctx: BuildContext, thresholds: Any) -> BuildResult | None:
     try:
-        graph = _store(question_id=question.pk, result=result, resolution_version=resolution.version, now=now)
+        return builder_run(ctx, builder="offline", thresholds=thresholds)
+    except BuildError:
+        return None
+
+
+def _fall_back(
+    ctx: BuildContext, thresholds: Any, *, failed: GraphBuildAttempt, why: str, now: datetime
+) -> HindsightGraph | None:
+    """The offline builder standing in for a failed LLM build, recorded as its own attempt.
+
+    A current graph of the same resolution that passed the quality thresholds is better than any
+    fallback: it is kept, and nothing is built.
+    """
+    if HindsightGraph.objects.filter(
+        question_id=ctx.question_id, is_current=True, graph_built=True, resolution_version=ctx.resolution_version
+    ).exists():
+        return None
+    attempt = _new_attempt(ctx, failed=failed, now=now)
+    try:
+        result = builder_run(ctx, builder="offline", thresholds=thresholds)
+    except BuildError as exc:
+        _finish(attempt, reason=exc.reason, error=f"{exc.message} (fallback after: {why})", log=exc.log)
+        return None
     except Exception as exc:
-        logger.exception("storing the hindsight graph for question %s failed", question_id)
+        logger.exception("the offline fallback build for question %s failed", ctx.question_id)
+        _finish(attempt, reason=GraphBuildAttempt.Reason.ERROR, error=f"{type(exc).__name__}: {exc}")
+        return None
+    return _store_attempt(attempt, result, ctx=ctx, now=now, fallback_reason=why)
+
+
+def _store_attempt(
+    attempt: GraphBuildAttempt, result: BuildResult, *, ctx: BuildContext, now: datetime, fallback_reason: str = ""
+) -> HindsightGraph | None:
+    """Store a builder's result as the new current graph and close its attempt."""
+    try:
+        graph = _store(
+            question_id=ctx.question_id,
+            result=result,
+            resolution_version=ctx.resolution_version,
+            now=now,
+            fallback_reason=fallback_reason,
+        )
+    except Exception as exc:
+        logger.exception("storing the hindsight graph for question %s failed", ctx.question_id)
         _finish(attempt, reason=GraphBuildAttempt.Reason.ERROR, error=f"Storing failed: {type(exc).__name__}: {exc}")
         return None
     attempt.graph = graph
     attempt.save(update_fields=["graph"])
     if graph.graph_built:
-        _finish(attempt, reason=GraphBuildAttempt.Reason.BUILT, log=result.log)
+        _finish(attempt, reason=GraphBuildAttempt.Reason.BUILT, log=result.log, record=result)
     else:
         _finish(
             attempt,
             reason=GraphBuildAttempt.Reason.QUALITY_FAILED,
             error="Quality thresholds unmet after the correction budget: " + " ".join(result.quality.failures),
             log=result.log,
+            record=result,
         )
     return graph
 

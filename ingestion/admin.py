@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from ingestion.forms_admin import SourceAdminForm
+from ingestion.llm.records import stages_table
 from ingestion.models import Article, Market, NewsCluster, PricePoint, Question, Resolution, Source, StructuredEvent
 from ingestion.tasks import poll_sources_now
 
@@ -111,11 +112,25 @@ class NewsClusterAdmin(HttpsURLModelAdmin):
     """Question-generation clusters: what the model was asked about and what went wrong."""
 
     list_display = ("key_prefix", "created_at", "attempts", "finished_at", "model_name", "questions_created")
-    readonly_fields = ("key", "article_ids", "terms", "claimed_at", "finished_at", "attempts", "problems")
+    readonly_fields = (
+        "key",
+        "article_ids",
+        "terms",
+        "claimed_at",
+        "finished_at",
+        "attempts",
+        "problems",
+        "llm_stages",
+        "llm_usage",
+    )
 
     @admin.display(description="key")
     def key_prefix(self, obj: NewsCluster) -> str:
         return obj.key[:12]
+
+    @admin.display(description="LLM stages (tokens, seconds, valid on first try)")
+    def llm_stages(self, obj: NewsCluster) -> str:
+        return stages_table(obj.llm_usage)
 
 
 # --- Questions and their versioned resolutions ------------------------------------------------

@@ -43,9 +43,8 @@ class PayloadJSONField(models.JSONField):  # type: ignore[type-arg]
     """A JSON document kept as a record of what a platform sent, written every poll, searched rarely.
 
     On PostgreSQL the column is ``json`` (the text, checked for syntax), not ``jsonb``: building
-    jsonb's binary tree made the server's share of writing a market row twice as expensive
-    (5,000 Polymarket rows: 0.11 s of server time as jsonb, 0.065 s as json), a price every poll
-    pays for lookups that only people exploring the data run. Those lookups (``raw__key``,
+    jsonb's binary tree made the server's share of writing a market row twice as expensive, a
+    price every poll pays for lookups that only people exploring the data run. Those lookups (``raw__key``,
     ``raw__contains``, ``raw__has_key`` and the rest of ``JSONField``'s) convert the stored
     text to jsonb as the query reads it: they work as on ``JSONField`` but use no index, which
     the column does not have anyway. Reading and writing through the ORM behave as

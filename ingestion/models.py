@@ -294,6 +294,9 @@ class NewsCluster(models.Model):
     model_name = models.CharField(max_length=200, blank=True)
     questions_created = models.PositiveIntegerField(default=0)
     problems = models.JSONField(default=list, blank=True, help_text="Malformed or rejected model output, logged.")
+    llm_usage = models.JSONField(
+        default=list, blank=True, help_text="Per LLM stage: calls, prompt/answer tokens, seconds, valid on first try."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,4 +1,4 @@
-"""JSON errors with a machine-readable code and a message naming the field (DESIGN.md §5)."""
+"""JSON errors with a machine-readable code and a message naming the field."""
 
 from __future__ import annotations
 

@@ -1,19 +1,22 @@
-"""LRAE judges for open-ended questions (openforecast.txt section 5, Table 13; DESIGN.md section 3).
+"""LRAE judges for open-ended questions (OpenForecast, Section 5 and Table 13; docs/methods.md).
 
 Two judges answer the same questions and feed the same counting code
 (:func:`grading.scoring.open_ended.score_open_ended`):
 
-- :class:`LLMJudge`: an OpenAI-compatible chat model (settings ``LLM_BASE_URL``, ``LLM_API_KEY``,
-  ``LLM_MODEL``, ``LLM_TIMEOUT_SECONDS``). Stage 1 asks, for each atomic prediction, whether the
-  numbered gold list supports it and which item; stage 2 asks, for each prediction stage 1 left
-  unmatched, whether evidence retrieved from the platform's corpus (published after the question's
-  cut-off) supports it. Prompts are the paper's, verbatim, from ``grading.scoring.open_ended``.
+- :class:`LLMJudge`: the configured OpenAI-compatible chat model, through the shared LLM client
+  (``ingestion.llm``: every call bounded by the ``judge`` stage's answer tokens, one wall-clock
+  budget for a question's judging in a run, prompts kept inside the context window). Stage 1 asks,
+  for each atomic prediction, whether the numbered gold list supports it and which item; stage 2
+  asks, for each prediction stage 1 left unmatched, whether evidence retrieved from the platform's
+  corpus (published after the question's cut-off) supports it, with as much evidence as fits.
+  Prompts are the paper's, verbatim, from ``grading.scoring.open_ended``.
 - :class:`LexicalJudge`: no model; stage 1 by normalised token F1 against each gold item (threshold
   ``HINDSIGHT_LEXICAL_JUDGE_THRESHOLD``), no stage 2.
 
 Every per-item verdict, with the raw model answer or the lexical score, is returned for audit.
-A grade records which judge produced it, and a model failure raises :class:`JudgeUnavailable`
-rather than falling back to the lexical judge, so the two are never mixed within a question.
+A model failure raises :class:`JudgeUnavailable`; the grading run then judges the whole question
+with the lexical judge, labelled as a fallback with the reason, so the two are never mixed within
+a question (``leaderboard.services.grading``).
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import openai
 from django.conf import settings
 
 from grading.scoring.open_ended import (
@@ -35,7 +37,11 @@ from grading.scoring.open_ended import (
     render_stage1_prompt,
     render_stage2_prompt,
 )
-from grading.scoring.text import token_f1, tokenize
+from grading.scoring.text import token_f1
+from ingestion.llm.client import LLMClient, LLMError, Stage
+from ingestion.llm.config import LLMConfig, llm_config
+from ingestion.llm.tokens import estimate_tokens, truncate_to_tokens
+from ingestion.text import tokenize
 
 
 class JudgeUnavailable(Exception):
@@ -70,8 +76,10 @@ class LexicalJudge:
     label = "lexical"
     model = ""
 
-    def __init__(self, *, threshold: float | None = None) -> None:
+    def __init__(self, *, threshold: float | None = None, fallback_reason: str = "") -> None:
         self.threshold = settings.HINDSIGHT_LEXICAL_JUDGE_THRESHOLD if threshold is None else threshold
+        # Set when it stands in for an LLM judge that failed on this question: why.
+        self.fallback_reason = fallback_reason
 
     def judge_list(self, *, question: str, gold: Sequence[str], predictions: Sequence[str]) -> Judgement:
         verdicts = lexical_judge(predictions, gold, self.threshold)
@@ -112,42 +120,49 @@ class LLMJudge:
 
     label = "llm"
 
-    def __init__(self, *, evidence: EvidenceFinder, client: openai.OpenAI | None = None, model: str = "") -> None:
-        self.model = model or settings.LLM_MODEL
-        self.client = client or openai.OpenAI(
-            base_url=settings.LLM_BASE_URL or None,
-            api_key=settings.LLM_API_KEY or "not-needed",
-            timeout=settings.LLM_TIMEOUT_SECONDS,
-            max_retries=1,
-        )
+    def __init__(self, *, evidence: EvidenceFinder, config: LLMConfig | None = None) -> None:
+        found = config or llm_config()
+        if found is None:
+            raise JudgeUnavailable("No LLM is configured (set HINDSIGHT_LLM_MODEL).")
+        self.client = LLMClient(found)
+        self.model = found.model
         self.evidence = evidence
         self.calls = 0
+        self._stage: Stage | None = None
         self._stage1: dict[tuple[str, str], tuple[int | None, str]] = {}
         self._stage2: dict[str, tuple[bool | None, str, list[int]]] = {}
         self._argument: dict[tuple[str, str, str], tuple[bool, str]] = {}
 
+    @property
+    def stage(self) -> Stage:
+        """The ``judge`` stage, started at the first question asked (its clock covers the whole run)."""
+        if self._stage is None:
+            self._stage = self.client.stage("judge")
+        return self._stage
+
+    def usage(self) -> dict[str, Any]:
+        return self._stage.record.as_dict() if self._stage is not None else {}
+
     def ask(self, prompt: str) -> str:
         self.calls += 1
         try:
-            response = self.client.chat.completions.create(
-                model=self.model,
-                messages=[{"role": "user", "content": prompt}],
-                temperature=0,
-                max_tokens=64,
-            )
-        except openai.APITimeoutError as exc:
-            raise JudgeUnavailable(f"The LLM judge did not answer within {settings.LLM_TIMEOUT_SECONDS:g} s.") from exc
-        except openai.APIConnectionError as exc:
-            raise JudgeUnavailable(
-                f"The LLM judge at {settings.LLM_BASE_URL or 'the default URL'} is unreachable ({exc})."
-            ) from exc
-        except openai.APIStatusError as exc:
-            raise JudgeUnavailable(f"The LLM judge answered HTTP {exc.status_code}: {str(exc.message)[:200]}") from exc
-        except openai.OpenAIError as exc:
-            raise JudgeUnavailable(f"The LLM judge failed: {exc}") from exc
-        if not response.choices:
-            return ""
-        return response.choices[0].message.content or ""
+            reply = self.stage.text([{"role": "user", "content": prompt}])
+        except LLMError as exc:
+            raise JudgeUnavailable(f"The LLM judge failed ({exc.reason}): {exc.message}") from exc
+        self.stage.note_validity(parse_yes_no(reply.text) is not None)
+        return reply.text
+
+    def _fitted_evidence(self, texts: list[str], prediction: str) -> list[str]:
+        """Evidence texts cut (best first) so that the stage-2 prompt fits the context window."""
+        room = self.stage.room([{"role": "user", "content": render_stage2_prompt([], prediction)}])
+        kept: list[str] = []
+        for text in texts:
+            piece = truncate_to_tokens(text, room - 1)
+            if not piece:
+                break
+            kept.append(piece)
+            room -= estimate_tokens(piece) + 1
+        return kept
 
     def _stage1_verdict(self, gold: Sequence[str], prediction: str) -> tuple[int | None, str]:
         key = ("\n".join(gold), prediction)
@@ -159,11 +174,13 @@ class LLMJudge:
     def _stage2_verdict(self, prediction: str) -> tuple[bool | None, str, list[int]]:
         if prediction not in self._stage2:
             found = self.evidence(prediction)
-            if not found:
+            texts = self._fitted_evidence([e.text for e in found], prediction) if found else []
+            if not texts:
                 self._stage2[prediction] = (None, "", [])
             else:
-                answer = self.ask(render_stage2_prompt([e.text for e in found], prediction))
-                self._stage2[prediction] = (parse_yes_no(answer), answer, [e.article_id for e in found])
+                answer = self.ask(render_stage2_prompt(texts, prediction))
+                used = [e.article_id for e in found[: len(texts)]]
+                self._stage2[prediction] = (parse_yes_no(answer), answer, used)
         return self._stage2[prediction]
 
     def judge_list(self, *, question: str, gold: Sequence[str], predictions: Sequence[str]) -> Judgement:

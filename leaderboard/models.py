@@ -214,8 +214,11 @@ class Grade(models.Model):
     source_precision = models.FloatField(null=True)
     source_recall = models.FloatField(null=True)
     leaks = models.PositiveIntegerField(null=True)
-    # Reasoning
-    key_event_recall = models.FloatField(null=True)
+    # Reasoning (all null when the reference did not pass its quality thresholds)
+    carried_graph = models.BooleanField(
+        null=True, help_text="Whether the forecast carried a graph; null when reasoning was not graded."
+    )
+    key_event_recall = models.FloatField(null=True, help_text="Null when the forecast carried no graph.")
     event_precision = models.FloatField(null=True)
     event_recall = models.FloatField(null=True)
     event_f1 = models.FloatField(null=True)
@@ -235,6 +238,12 @@ class Grade(models.Model):
 
     def __str__(self) -> str:
         return f"Grade v{self.version} of forecast {self.forecast_id}"
+
+    @property
+    def ker_coverage(self) -> float | None:
+        """This grade's share in the standings' KER coverage: 1.0 with a forecast graph, 0.0 without,
+        None when reasoning was not graded (no hindsight graph passing the quality thresholds)."""
+        return None if self.carried_graph is None else float(self.carried_graph)
 
 
 class QuestionGradingState(models.Model):
@@ -299,6 +308,10 @@ class Standing(models.Model):
     source_precision_n = models.PositiveIntegerField(default=0)
     key_event_recall = models.FloatField(null=True)
     key_event_recall_n = models.PositiveIntegerField(default=0)
+    # Share of the agent's forecasts graded against a hindsight graph that carried a graph of their own
+    # (KER is averaged over those only); its n counts the forecasts graded against a hindsight graph.
+    ker_coverage = models.FloatField(null=True)
+    ker_coverage_n = models.PositiveIntegerField(default=0)
     second_level_f1 = models.FloatField(null=True)
     second_level_f1_n = models.PositiveIntegerField(default=0)
     open_f1 = models.FloatField(null=True)

@@ -1,4 +1,4 @@
-"""Subscriptions to the announcements of lower apps (DESIGN.md §1: ingestion <- grading <- leaderboard)."""
+"""Subscriptions to the announcements of lower apps (docs/design.md, Architecture: ingestion <- grading <- leaderboard)."""
 
 from __future__ import annotations
 

@@ -9,6 +9,9 @@ Pure (numpy only, no Django): the services load grade rows into a :class:`GradeT
   With the contamination filter on, records flagged ``contaminated`` (t0 precedes the agent's
   declared cutoff) are dropped, and so are replay records of agents without a declared cutoff.
 * Every metric is the unweighted mean over the agent's eligible questions that have it, with its own n.
+  KER exists only for forecasts that carried a graph (graded against a passing hindsight graph), so
+  it is ranked over those alone; ``ker_coverage`` beside it is the share of the agent's forecasts
+  graded against a hindsight graph that carried one (a record's value is 1 or 0).
 * The Brier interval is a percentile bootstrap over the agent's questions: ``BOOTSTRAP_RESAMPLES``
   resamples of its questions with replacement, seeded by ``BOOTSTRAP_SEED`` and the sample size, so
   the same data always gives the same interval (a stable page). Resamples are drawn as multinomial
@@ -48,6 +51,7 @@ METRICS: Final[tuple[str, ...]] = (
     "market_edge",
     "source_precision",
     "key_event_recall",
+    "ker_coverage",
     "second_level_f1",
     "open_f1",
 )

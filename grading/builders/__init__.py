@@ -1,1 +1,1 @@
-"""Hindsight graph builders: an LLM builder and a deterministic offline builder (worldreasoner.md B.2)."""
+"""Hindsight graph builders: an LLM builder and a deterministic offline builder (WorldReasoner, Appendix B.2)."""

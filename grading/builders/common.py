@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -12,27 +11,11 @@ from django.conf import settings
 from grading.builders.draft import GraphDraft
 from grading.quality import QualityReport, Thresholds
 from ingestion.models import Question, Resolution
+from ingestion.text import tokenize
 
-_TOKEN = re.compile(r"[^\W_]+")
-
-
-def words_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-STOPWORDS = words_set(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have
-    having he her here hers him his how i if in into is it its itself just me more most my now of off on
-    once only or other our ours out over own same she should so some such than that the their theirs them
-    then there these they this those through to too under until up very was we were what when where which
-    while who whom why will with would you your yours s t"""
-)
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens without stop words (negations such as 'not' and 'no' are kept)."""
-    return [t for t in _TOKEN.findall(text.lower().replace("'", "")) if t not in STOPWORDS]
+# The project's one tokenizer (stop words dropped; negations and direction words kept), under the
+# name the builders have always used.
+tokens = tokenize
 
 
 def thresholds_from_settings() -> Thresholds:
@@ -75,6 +58,7 @@ class BuildContext:
     resolution_version: int
     earliest: date
     latest: date
+    granularity: str = ""
 
     @classmethod
     def for_question(cls, question: Question, resolution: Resolution) -> BuildContext:
@@ -93,6 +77,7 @@ class BuildContext:
             resolution_version=resolution.version,
             earliest=(question.open_at - timedelta(days=settings.HINDSIGHT_GRAPH_LOOKBACK_DAYS)).date(),
             latest=t_res.date(),
+            granularity=question.granularity or "",
         )
 
 

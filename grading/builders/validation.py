@@ -9,7 +9,6 @@ article ids, duplicate ids and links, exactly one outcome event, and cycles (net
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Collection
 from datetime import date
@@ -50,17 +49,6 @@ def _ids(value: Any, where: str, known: Collection[int], problems: list[str]) ->
         elif item not in out:
             out.append(item)
     return tuple(out)
-
-
-def parse_json_object(text: str) -> tuple[dict[str, Any] | None, str]:
-    """The JSON object in ``text`` or (None, the reason it is not one)."""
-    try:
-        value = json.loads(text)
-    except (TypeError, ValueError) as exc:
-        return None, f"The answer is not valid JSON ({exc})."
-    if not isinstance(value, dict):
-        return None, f"The answer must be a JSON object, not {type(value).__name__}."
-    return value, ""
 
 
 def _impact(raw: Any, where: str, problems: list[str]) -> DraftImpact | None:

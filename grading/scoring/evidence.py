@@ -1,10 +1,12 @@
-"""Evidence quality (worldreasoner.md F.2, DESIGN.md section 3).
+"""Evidence quality (WorldReasoner, Appendix F.2; docs/methods.md).
 
 * ``C``: the forecast's sources (cited ids plus ids read through the gateway for it; the caller
   builds the union). ``C^H``: the reference evidence set (union of the hindsight graph's sources).
   Overlap is exact identifier match.
-* Source precision ``SrcP = |C & C^H| / |C|``, 0 when ``C`` is empty (paper F.2).
-* Source recall ``|C & C^H| / |C^H|`` (diagnostic), None when ``C^H`` is empty.
+* Source precision ``SrcP = |(C - L) & C^H| / |C|``, 0 when ``C`` is empty (paper F.2), where ``L``
+  are the leaked items: a leak stays in the denominator but never earns a point (an agent gains
+  nothing by citing what it could not have seen).
+* Source recall ``|(C - L) & C^H| / |C^H|`` (diagnostic), None when ``C^H`` is empty.
 * Leaks: cited items published at or after ``as_of`` (t_sim for replay, received_at for live).
   Items whose publication time is unknown (missing from the mapping, None, or a naive datetime that
   cannot be compared safely) are **not** counted as leaks; the gateway never serves such items, so
@@ -29,18 +31,22 @@ def _aware(value: dt.datetime) -> bool:
     return value.tzinfo is not None and value.tzinfo.utcoffset(value) is not None
 
 
-def source_precision(sources: Iterable[Hashable], reference: Iterable[Hashable]) -> float:
-    """``|C & C^H| / |C|``, 0.0 when ``C`` is empty."""
+def source_precision(
+    sources: Iterable[Hashable], reference: Iterable[Hashable], *, leaked: Iterable[Hashable] = ()
+) -> float:
+    """``|(C - L) & C^H| / |C|``, 0.0 when ``C`` is empty."""
     c = frozenset(sources)
-    return safe_ratio(len(c & frozenset(reference)), len(c))
+    return safe_ratio(len((c - frozenset(leaked)) & frozenset(reference)), len(c))
 
 
-def source_recall(sources: Iterable[Hashable], reference: Iterable[Hashable]) -> float | None:
-    """``|C & C^H| / |C^H|``, None when ``C^H`` is empty."""
+def source_recall(
+    sources: Iterable[Hashable], reference: Iterable[Hashable], *, leaked: Iterable[Hashable] = ()
+) -> float | None:
+    """``|(C - L) & C^H| / |C^H|``, None when ``C^H`` is empty."""
     ch = frozenset(reference)
     if not ch:
         return None
-    return len(frozenset(sources) & ch) / len(ch)
+    return len((frozenset(sources) - frozenset(leaked)) & ch) / len(ch)
 
 
 def leaked_items(
@@ -86,21 +92,28 @@ def score_evidence(
     cited: Iterable[K] = (),
     published_at: Mapping[K, dt.datetime | None] | None = None,
     as_of: dt.datetime | None = None,
+    leaked: Iterable[K] = (),
 ) -> EvidenceScore[K]:
-    """All evidence metrics at once. Leaks are computed only when ``as_of`` is given."""
+    """All evidence metrics at once.
+
+    Leaks are ``leaked`` (the caller's verdict) plus, when ``as_of`` is given, the cited items
+    published at or after it (:func:`leaked_items`). They count in ``|C|`` and never in the overlap.
+    """
     c = frozenset(sources)
     ch = frozenset(reference)
-    leaked: list[K] = []
+    found: list[K] = list(dict.fromkeys(leaked))
     unknown: list[K] = []
     if as_of is not None:
-        leaked, unknown = leaked_items(cited, published_at or {}, as_of)
+        by_time, unknown = leaked_items(cited, published_at or {}, as_of)
+        found.extend(k for k in by_time if k not in found)
+    earning = c - frozenset(found)
     return EvidenceScore(
-        source_precision=source_precision(c, ch),
-        source_recall=source_recall(c, ch),
+        source_precision=source_precision(c, ch, leaked=found),
+        source_recall=source_recall(c, ch, leaked=found),
         n_sources=len(c),
         n_reference=len(ch),
-        n_overlap=len(c & ch),
-        leaks=len(leaked),
-        leaked_ids=tuple(leaked),
+        n_overlap=len(earning & ch),
+        leaks=len(found),
+        leaked_ids=tuple(found),
         unknown_time=len(unknown),
     )

@@ -1,12 +1,12 @@
 """OpenForecast open-ended scoring: LRAE counting, a lexical judge and the LLM judge prompts.
 
-LRAE (openforecast.txt section 5 and Appendix B.3) judges each atomic predicted event:
+LRAE (OpenForecast, Section 5 and Appendix B.3) judges each atomic predicted event:
 
 * **Stage 1** (step 3): against the gold label list. A match names one gold label.
 * **Stage 2** (step 5): a prediction not matched in stage 1 is judged against retrieved evidence;
   if supported it is a *missing true prediction* (MTP), otherwise a false positive (FP).
 
-Counting (DESIGN.md section 3 refines the paper's "number of correct predictions" into distinct labels):
+Counting (docs/methods.md reads the paper's "number of correct predictions" as distinct labels):
 
 * ``TP`` = number of **distinct** gold labels matched in stage 1;
 * ``FN`` = number of gold labels never matched;
@@ -30,12 +30,14 @@ that produced them and :func:`macro_average_open_ended` refuses to mix judges.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
 from grading.scoring.aggregate import macro_average, safe_ratio
-from grading.scoring.text import token_f1, tokenize
+from grading.scoring.text import token_f1
+from ingestion.text import tokenize
 
 __all__ = [
     "DEFAULT_LEXICAL_THRESHOLD",
@@ -65,7 +67,7 @@ Judge = Literal["llm", "lexical"]
 DEFAULT_LEXICAL_THRESHOLD: Final = 0.5
 
 # --------------------------------------------------------------------------------------------------
-# Prompt templates (openforecast.txt Table 13, verbatim; the paper's "\n" are newlines here).
+# Prompt templates (OpenForecast, Table 13, verbatim; the paper's "\n" are newlines here).
 # Placeholders: {question}, {label}, {prediction}. Known quirks kept on purpose: "Lable", the
 # trailing quote of the AQA prompt. The third template is printed with a "Stage 1" row header in
 # the paper's table, but the caption says stage 2 "evaluates the prediction with retrieved web
@@ -121,9 +123,15 @@ _YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
 _INDEX = re.compile(r"index\D{0,20}?(\d+)|\((\d+)\)", re.IGNORECASE)
 
 
+def _plain(text: str) -> str:
+    # NFKC folds full-width letters, digits and brackets (U+FF21, U+FF10, U+FF08 ...) into ASCII ones
+    # ("Yes(2)"), which judges writing in CJK contexts produce.
+    return unicodedata.normalize("NFKC", text)
+
+
 def parse_yes_no(text: str) -> bool | None:
-    """First standalone ``yes``/``no`` in an LLM answer; None when there is neither."""
-    match = _YES_NO.search(text)
+    """First standalone ``yes``/``no`` in an LLM answer; None when there is neither (full-width forms read as ASCII)."""
+    match = _YES_NO.search(_plain(text))
     if match is None:
         return None
     return match.group(1).lower() == "yes"
@@ -133,7 +141,9 @@ def parse_stage1_response(text: str, n_labels: int) -> int | None:
     """Gold label index (0-based) from a stage-1 list answer, or None for "No"/unparseable.
 
     A "Yes" without a valid 1-based index in ``1..n_labels`` (after the yes) is treated as no match.
+    Full-width brackets and digits (U+FF08 and U+FF09 around U+FF12) are read like ASCII ones.
     """
+    text = _plain(text)
     match = _YES_NO.search(text)
     if match is None or match.group(1).lower() != "yes":
         return None

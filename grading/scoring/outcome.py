@@ -1,4 +1,4 @@
-"""Outcome scoring rules (DESIGN.md section 3, worldreasoner.md Appendix F.1).
+"""Outcome scoring rules (WorldReasoner, Appendix F.1; docs/methods.md).
 
 All functions are pure; invalid input raises :class:`ValueError` with a message naming the problem,
 so the API layer can reuse the validators.

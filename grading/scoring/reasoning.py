@@ -1,7 +1,13 @@
-"""Reasoning quality: key events, hybrid event matcher, KER (worldreasoner.md B.4 and F.3).
+"""Reasoning quality: key events, hybrid event matcher, KER (WorldReasoner, Appendix B.4 and F.3).
+
+This module is the default matcher, ``hybrid`` (version :data:`MATCHER_VERSION`). The module
+:mod:`grading.scoring.worldreasoner` reproduces the public WorldReasoner evaluator instead (matcher
+``worldreasoner``); :mod:`grading.scoring.semantic` swaps the text similarity for embeddings.
 
 Reference set
-    The non-rejected events of the hindsight graph (a rejected event leaves the reference).
+    The non-rejected events of the hindsight graph except its outcome node (a rejected event leaves
+    the reference; the outcome is what is forecast, not a forecastable key event, so it is neither
+    matched nor counted in event recall).
 
 Key events ``K``
     The top ``top_k`` (5) reference events by impact score ``magnitude x confidence``, among events
@@ -11,7 +17,9 @@ Key events ``K``
 
 Text similarity
     ``sim(v, u) = 0.6 * BM25-RS(v, u) + 0.4 * TokF1(v, u)`` over the event text (title and
-    description, normalised and stop-word filtered by :mod:`grading.scoring.text`).
+    description, normalised and stop-word filtered by :mod:`ingestion.text`, whose stop words are
+    function words only: direction, negation and sequence words such as *up*, *down*, *not* and
+    *after* stay in).
 
     * BM25 is Okapi BM25 with the forecast event ``v`` as the query and the reference events as the
       corpus (k1 = 1.5, b = 0.75, the rank_bm25 defaults), using the non-negative IDF
@@ -20,11 +28,13 @@ Text similarity
       terms present in most events of a small reference, which makes every score negative for
       references of one or two events (an identical event could then never match); with the
       non-negative IDF the term-frequency part is identical to ``BM25Okapi``.
-    * "Reverse-scored to [0, 1]" is not defined further in the paper. We normalise each query's BM25
-      scores by the maximum over the reference events for that query: ``RS(v, u) = BM25(v, u) /
-      max_u' BM25(v, u')`` (0 when the maximum is 0). Consequence: the best lexical candidate of a
-      forecast event always gets RS = 1 and so a similarity of at least 0.6 (above the 0.45
-      threshold); the date gate and the greedy one-to-one assignment then decide.
+    * "Reverse-scored to [0, 1]" is not defined further in the paper. By default
+      (``bm25_normalisation="self"``) ``RS(v, u) = min(1, BM25(v, u) / BM25(u, u))``: the share of a
+      perfect match, i.e. how much of the reference event's weighted terms the forecast event
+      covers. The public evaluator divides by the best score among the reference events for the
+      query instead (``"query_max"``), so a forecast event's best candidate always gets RS = 1 and
+      a similarity of at least 0.6, above the 0.45 threshold, even when the two share a single word;
+      the stricter default is why it is the default (see :data:`DEFAULT_RATIONALE`).
     * TokF1 is the SQuAD unigram F1 (:func:`grading.scoring.text.token_f1`).
 
 Match
@@ -36,10 +46,12 @@ Assignment
     then forecast order) and taken when neither side is used yet.
 
 Metrics
-    ``KER = |matched key events| / |K|`` (None when ``K`` is empty); event precision = matched forecast
-    events / forecast events (0 when the forecast graph has no events); event recall = matched
-    reference events / reference events (None when the reference is empty); F1 of the two; temporal
-    MAE = mean absolute date difference in days over matched pairs (None without matches).
+    No forecast graph, no reasoning score: when the forecast has no events, KER, event precision,
+    recall, F1 and temporal MAE are all None (not 0), as the paper's F.3 gives conditions without a
+    graph no KER. Otherwise ``KER = |matched key events| / |K|`` (None when ``K`` is empty); event
+    precision = matched forecast events / forecast events; event recall = matched reference events /
+    reference events (None when the reference is empty); F1 of the two; temporal MAE = mean absolute
+    date difference in days over matched pairs (None without matches).
 
 Performance: build one :class:`ReferenceIndex` per question (tokenisation, vocabulary, BM25 term
 weights, count matrix) and reuse it for every forecast; per forecast the work is a few small numpy
@@ -54,19 +66,22 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from itertools import repeat
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from grading.scoring.aggregate import safe_ratio
-from grading.scoring.text import SEPARATOR, STOPWORDS, token_stream, tokenize
+from ingestion.text import SEPARATOR, STOPWORDS, token_stream, tokenize
 
 __all__ = [
     "DEFAULT_MATCHER_SETTINGS",
+    "DEFAULT_RATIONALE",
+    "MATCHERS",
     "MATCHER_VERSION",
     "Event",
     "EventMatch",
+    "MatcherIndex",
     "MatcherSettings",
     "ReasoningScore",
     "ReferenceIndex",
@@ -78,7 +93,19 @@ __all__ = [
     "select_key_events",
 ]
 
-MATCHER_VERSION: Final = "hybrid-bm25rs-tokf1/1.1"
+# 2.0: direction, negation and sequence words are no longer stop words; the outcome node is neither
+# matched nor counted; a forecast without a graph gets no reasoning score (None, not 0).
+MATCHER_VERSION: Final = "hybrid-bm25rs-tokf1/2.0"
+# The matchers a deployment can choose (HINDSIGHT_MATCHER), each stored by name and version on every grade.
+MATCHERS: Final = ("hybrid", "worldreasoner", "semantic")
+DEFAULT_RATIONALE: Final = (
+    "The default hybrid matcher scales a forecast event's BM25 score by the score a perfect match "
+    "to the hindsight event would get, so a match must cover a good share of what the hindsight "
+    "event says. The public WorldReasoner evaluator scales by the best score among the hindsight "
+    "events for that forecast event instead, so every forecast event's best candidate reaches the "
+    "0.45 threshold on a single shared word whenever the dates agree; it is offered as the "
+    "worldreasoner matcher so that a team can check a KER published with that evaluator."
+)
 _SCORE_TOLERANCE: Final = 1e-9
 # Date sentinels (ordinals are 1..3_652_059): any difference involving an undated event is huge.
 _UNDATED_FORECAST: Final = -(10**9)
@@ -110,6 +137,7 @@ class Event(NamedTuple):
     confidence: float | None = None
     has_impact: bool = False
     rejected: bool = False
+    is_outcome: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +156,14 @@ class MatcherSettings:
     bm25_normalisation: str = "self"
     text_fields: str = "title+description"
     version: str = MATCHER_VERSION
-    # "hybrid" (the paper's primary lexical matcher) or "semantic" (the optional all-MiniLM-L6-v2
-    # cosine matcher of grading.scoring.semantic; the BM25/token-F1 weights then do not apply).
+    # "hybrid" (the paper's primary lexical matcher, this module), "worldreasoner" (the public
+    # evaluator reproduced, grading.scoring.worldreasoner) or "semantic" (the optional
+    # all-MiniLM-L6-v2 cosine matcher of grading.scoring.semantic; BM25/token-F1 weights do not apply).
     matcher: str = "hybrid"
+    # worldreasoner only: BM25 candidates kept per hindsight event, and the least impact score
+    # (magnitude x confidence) of a key event.
+    candidates_per_event: int = 5
+    key_event_min_score: float = 0.2
 
     def __post_init__(self) -> None:
         if self.bm25_weight < 0 or self.token_f1_weight < 0:
@@ -147,8 +180,12 @@ class MatcherSettings:
             raise ValueError(f"unsupported bm25_normalisation {self.bm25_normalisation!r}")
         if self.text_fields not in ("title+description", "title"):
             raise ValueError(f"unsupported text_fields {self.text_fields!r}")
-        if self.matcher not in ("hybrid", "semantic"):
-            raise ValueError(f"unsupported matcher {self.matcher!r} (expected 'hybrid' or 'semantic')")
+        if self.matcher not in MATCHERS:
+            raise ValueError(f"unsupported matcher {self.matcher!r} (expected one of {', '.join(MATCHERS)})")
+        if self.candidates_per_event < 1:
+            raise ValueError("candidates_per_event must be >= 1")
+        if self.key_event_min_score < 0:
+            raise ValueError("key_event_min_score must be >= 0")
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -166,14 +203,29 @@ class MatcherSettings:
 DEFAULT_MATCHER_SETTINGS: Final = MatcherSettings()
 
 
+class MatcherIndex(Protocol):
+    """What grading needs of a question's matcher index, whichever matcher built it."""
+
+    settings: MatcherSettings
+    events: tuple[Event, ...]
+    key_events: tuple[Event, ...]
+
+    def __len__(self) -> int: ...
+
+    def score(self, forecast_events: Sequence[Event]) -> ReasoningScore: ...
+
+    def score_many(self, forecasts: Sequence[Sequence[Event]]) -> list[ReasoningScore]: ...
+
+
 def impact_score(event: Event) -> float:
     """``magnitude x confidence`` (missing values count as 0)."""
     return (event.magnitude or 0.0) * (event.confidence or 0.0)
 
 
 def select_key_events(events: Iterable[Event], top_k: int = 5) -> list[Event]:
-    """Top ``top_k`` non-rejected events with an outcome impact, by impact score (see module docstring)."""
-    candidates = [e for e in events if e.has_impact and not e.rejected]
+    """Top ``top_k`` non-rejected events with an outcome impact, by impact score (see module docstring);
+    the outcome node is never a key event."""
+    candidates = [e for e in events if e.has_impact and not e.rejected and not e.is_outcome]
     candidates.sort(
         key=lambda e: (
             -round(impact_score(e), 9),
@@ -205,15 +257,15 @@ class EventMatch(NamedTuple):
     score: float
     bm25_rs: float
     token_f1: float
-    day_diff: int  # forecast date - reference date
+    day_diff: int | None  # forecast date - reference date (None: the worldreasoner matcher matched an undated event)
 
 
 @dataclass(frozen=True, slots=True)
 class ReasoningScore:
     ker: float | None
-    event_precision: float
+    event_precision: float | None
     event_recall: float | None
-    event_f1: float
+    event_f1: float | None
     temporal_mae_days: float | None
     matches: tuple[EventMatch, ...]
     key_event_ids: tuple[str, ...]
@@ -234,7 +286,7 @@ class ReferenceIndex:
 
     def __init__(self, events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS) -> None:
         self.settings = settings
-        self.events: tuple[Event, ...] = tuple(e for e in events if not e.rejected)
+        self.events: tuple[Event, ...] = tuple(e for e in events if not e.rejected and not e.is_outcome)
         ids = [e.id for e in self.events]
         if len(set(ids)) != len(ids):
             raise ValueError("reference event ids must be unique")
@@ -434,23 +486,45 @@ class ReferenceIndex:
         return [self._result(len(events), n, found, key_ids) for events, found in zip(forecasts, matches, strict=True)]
 
     def _result(self, f: int, n: int, matches: list[EventMatch], key_ids: tuple[str, ...]) -> ReasoningScore:
-        matched_refs = {m.reference_id for m in matches}
-        matched_keys = tuple(k for k in key_ids if k in matched_refs)
-        precision = safe_ratio(len(matches), f)
-        recall = len(matches) / n if n else None
+        return reasoning_result(f=f, n=n, matches=matches, key_ids=key_ids, settings=self.settings)
+
+
+def reasoning_result(
+    *, f: int, n: int, matches: Sequence[EventMatch], key_ids: tuple[str, ...], settings: MatcherSettings
+) -> ReasoningScore:
+    """The metrics of ``matches`` between ``f`` forecast events and ``n`` reference events (module docstring)."""
+    matched_refs = {m.reference_id for m in matches}
+    matched_keys = tuple(k for k in key_ids if k in matched_refs)
+    dated = [abs(m.day_diff) for m in matches if m.day_diff is not None]
+    if f == 0:  # no forecast graph: no reasoning score at all
         return ReasoningScore(
-            ker=len(matched_keys) / len(key_ids) if key_ids else None,
-            event_precision=precision,
-            event_recall=recall,
-            event_f1=safe_ratio(2 * precision * (recall or 0.0), precision + (recall or 0.0)),
-            temporal_mae_days=(math.fsum(abs(m.day_diff) for m in matches) / len(matches)) if matches else None,
-            matches=tuple(matches),
+            ker=None,
+            event_precision=None,
+            event_recall=None,
+            event_f1=None,
+            temporal_mae_days=None,
+            matches=(),
             key_event_ids=key_ids,
-            matched_key_event_ids=matched_keys,
-            n_forecast_events=f,
+            matched_key_event_ids=(),
+            n_forecast_events=0,
             n_reference_events=n,
-            settings=self.settings,
+            settings=settings,
         )
+    precision = len(matches) / f
+    recall = len(matches) / n if n else None
+    return ReasoningScore(
+        ker=len(matched_keys) / len(key_ids) if key_ids else None,
+        event_precision=precision,
+        event_recall=recall,
+        event_f1=safe_ratio(2 * precision * (recall or 0.0), precision + (recall or 0.0)),
+        temporal_mae_days=(math.fsum(dated) / len(dated)) if dated else None,
+        matches=tuple(matches),
+        key_event_ids=key_ids,
+        matched_key_event_ids=matched_keys,
+        n_forecast_events=f,
+        n_reference_events=n,
+        settings=settings,
+    )
 
 
 def score_reasoning(

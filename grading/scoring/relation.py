@@ -1,4 +1,4 @@
-"""MIRAI relation forecasting metrics (mirai-iclr.md section 3, DESIGN.md section 3).
+"""MIRAI relation forecasting metrics (MIRAI, Section 2.3; docs/methods.md).
 
 Reproduces the official evaluation script (``agent_evaluation/eval.py`` of the MIRAI repository):
 

@@ -1,4 +1,4 @@
-"""Optional semantic event matcher: all-MiniLM-L6-v2 cosine similarity (worldreasoner.md F.3, G.3.2).
+"""Optional semantic event matcher: all-MiniLM-L6-v2 cosine similarity (WorldReasoner, Appendix F.3 and G.3.2).
 
 The paper's primary reasoning metric uses the hybrid lexical matcher (:mod:`grading.scoring.reasoning`)
 because it needs no model weights; its robustness check replaces the text similarity with the cosine of
@@ -34,7 +34,6 @@ from typing import Any, Final
 import numpy as np
 
 from grading.scoring.reasoning import (
-    DEFAULT_MATCHER_SETTINGS,
     Event,
     FloatArray,
     MatcherSettings,
@@ -51,7 +50,6 @@ __all__ = [
     "Encoder",
     "SemanticMatcherUnavailable",
     "SemanticReferenceIndex",
-    "build_reference_index",
     "cosine_similarity_matrix",
     "event_texts",
     "load_encoder",
@@ -214,15 +212,6 @@ class SemanticReferenceIndex(ReferenceIndex):
             results.append(score_with_similarity(self, events, cos[start:stop], rs, tok))
             start = stop
         return results
-
-
-def build_reference_index(
-    events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS
-) -> ReferenceIndex:
-    """The index for ``settings.matcher``: the hybrid :class:`ReferenceIndex` or a :class:`SemanticReferenceIndex`."""
-    if settings.matcher == "semantic":
-        return SemanticReferenceIndex(events, settings)
-    return ReferenceIndex(events, settings)
 
 
 def score_semantic(

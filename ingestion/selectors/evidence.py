@@ -1,4 +1,4 @@
-"""As-of evidence queries (DESIGN.md §2, Temporal gateway): the world strictly before a datetime.
+"""As-of evidence queries (docs/design.md, the temporal evidence gateway): the world strictly before a datetime.
 
 Every selector here takes an aware ``as_of`` and never returns, counts, ranks, snippets or
 paginates over an item dated at or after it, nor over an item without a date. Full-text search

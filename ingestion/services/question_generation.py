@@ -9,14 +9,18 @@ Pipeline (one run of the hourly task):
    temporal validity (0-1 with reasons), validate;
 5. store survivors as Question(status=draft, origin=news) with the scores and provenance.
 
-Anything malformed is logged, recorded on the cluster and skipped: one bad answer never stops
-the others. A server error or timeout releases the cluster so a later run retries it.
+Calls go through the shared LLM client (``ingestion.llm``): every call is bounded by its stage's
+answer tokens and wall-clock budget (``question_generation``, ``question_scoring``), the prompt is
+cut to fit the context window (summaries shortened, then the oldest articles dropped), and JSON is
+asked for by the server's structured-output method. An answer that is not the required JSON gets one
+correction round. Anything still malformed is logged, recorded on the cluster and skipped: one bad
+answer never stops the others. A server error or timeout releases the cluster so a later run
+retries it. Each cluster keeps the per-stage record (tokens, seconds, valid on first try).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import math
 import re
@@ -25,7 +29,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-import openai
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -33,189 +36,33 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from ingestion.llm.client import LLMClient, LLMError
+from ingestion.llm.config import llm_config
+from ingestion.llm.jsontext import parse_json_object
 from ingestion.models import Article, NewsCluster, Question
+from ingestion.services.question_prompts import (
+    CRITERIA,
+    GENERATED_TYPES,
+    ask_for_questions,
+    ask_for_scores,
+)
 from ingestion.services.questions import question_upsert
+from ingestion.text import tokenize
 
 logger = logging.getLogger(__name__)
 
-GENERATED_TYPES = (
-    Question.Type.BINARY,
-    Question.Type.MULTIPLE_CHOICE,
-    Question.Type.QUANTITY,
-    Question.Type.TIMEFRAME,
-)
-CRITERIA = ("clarity", "measurability", "answerability", "temporal_validity")
 PROMPT_VERSION = "qgen-1"
 MAX_TITLE = 300
 MAX_HORIZON_DAYS = 5 * 366
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "for",
-        "from",
-        "further",
-        "had",
-        "has",
-        "have",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "him",
-        "his",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "no",
-        "nor",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "once",
-        "only",
-        "or",
-        "other",
-        "our",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "to",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "said",
-        "says",
-        "say",
-        "new",
-        "year",
-        "years",
-        "one",
-        "two",
-        "three",
-        "after",
-        "over",
-        "amid",
-        "week",
-        "day",
-        "days",
-    ]
-)
-TOKEN = re.compile(r"[a-z0-9][a-z0-9'\-]+")
 
 
 def _setting(name: str, default: Any) -> Any:
     return getattr(settings, name, default)
 
 
-@dataclass(frozen=True)
-class GenerationConfig:
-    model: str
-    base_url: str
-    api_key: str
-    timeout: float
-
-
-def generation_config() -> GenerationConfig | None:
-    """The configured LLM, or None: question generation is off without a model name."""
-    model = (settings.LLM_MODEL or "").strip()
-    if not model:
-        return None
-    return GenerationConfig(
-        model=model,
-        base_url=settings.LLM_BASE_URL or "",
-        api_key=settings.LLM_API_KEY or "not-needed",
-        timeout=float(settings.LLM_TIMEOUT_SECONDS),
-    )
-
-
 def generation_status() -> dict[str, Any]:
     """For the staff sources page: whether generation runs, and with which model."""
-    config = generation_config()
+    config = llm_config()
     if config is None:
         return {"enabled": False, "model": "", "text": "Question generation: off (no LLM configured)"}
     return {"enabled": True, "model": config.model, "text": f"Question generation: on (model {config.model})"}
@@ -224,8 +71,9 @@ def generation_status() -> dict[str, Any]:
 # ---------------------------------------------------------------- clustering (pure)
 
 
-def tokenize(text: str) -> list[str]:
-    return [t for t in TOKEN.findall(text.lower()) if t not in STOPWORDS and not t.isdigit()]
+def cluster_terms(text: str) -> list[str]:
+    """The project's tokens of ``text`` without bare numbers (dates and counts do not make a topic)."""
+    return [t for t in tokenize(text) if not t.isdigit()]
 
 
 @dataclass(frozen=True)
@@ -245,7 +93,7 @@ def cluster_texts(docs: dict[int, str], *, threshold: float, min_size: int = 2, 
     ``max_size`` highest ids (the newest rows), so a prompt stays small.
     """
     ids = sorted(docs)
-    tokens = {i: tokenize(docs[i]) for i in ids}
+    tokens = {i: cluster_terms(docs[i]) for i in ids}
     df: Counter[str] = Counter()
     for i in ids:
         df.update(set(tokens[i]))
@@ -302,23 +150,11 @@ class ModelOutputError(ValueError):
 
 
 def parse_json_answer(text: str | None) -> Any:
-    """JSON from a chat answer, tolerating a Markdown code fence around it."""
-    if not text or not text.strip():
-        raise ModelOutputError("empty answer")
-    body = text.strip()
-    fence = re.search(r"```(?:json)?\s*(.*?)```", body, re.DOTALL)
-    if fence:
-        body = fence.group(1).strip()
-    try:
-        return json.loads(body)
-    except json.JSONDecodeError:
-        start, end = body.find("{"), body.rfind("}")
-        if start != -1 and end > start:
-            try:
-                return json.loads(body[start : end + 1])
-            except json.JSONDecodeError:
-                pass
-    raise ModelOutputError(f"not JSON: {body[:120]!r}")
+    """The JSON object of a chat answer (code fences and surrounding prose tolerated), or ModelOutputError."""
+    value, problem = parse_json_object(text)
+    if value is None:
+        raise ModelOutputError(problem)
+    return value
 
 
 def _text(item: dict[str, Any], key: str, *, required: bool = True, limit: int = 5000) -> str:
@@ -433,38 +269,7 @@ def validate_scores(answer: Any) -> tuple[dict[str, float], dict[str, str]]:
     return scores, reasons
 
 
-# ---------------------------------------------------------------- prompts
-
-GENERATE_SYSTEM = """You write forecasting questions from news. Answer with JSON only, no prose:
-{"questions": [{"title": str, "type": "binary" | "multiple_choice" | "quantity" | "timeframe",
-"options": [str, ...] (multiple_choice only), "unit": str (quantity only),
-"granularity": "day" | "week" | "month" | "quarter" | "year" (timeframe only),
-"answer_format": str, "domain": str, "resolution_criteria": str, "background": str,
-"resolve_by": "YYYY-MM-DD", "provenance": [article id, ...]}]}
-Each question must be about a future, publicly verifiable fact, answerable by the resolve_by date,
-with unambiguous resolution criteria. provenance lists the ids of the articles it is based on."""
-
-SCORE_SYSTEM = """You review forecasting questions. Score the question from 0 to 1 on clarity,
-measurability, answerability and temporal_validity (the answer is unknown today and will be known by
-resolve_by). Answer with JSON only:
-{"clarity": {"score": number, "reason": str}, "measurability": {"score": number, "reason": str},
-"answerability": {"score": number, "reason": str}, "temporal_validity": {"score": number, "reason": str}}"""
-
-
-def _articles_text(articles: list[Article]) -> str:
-    lines = []
-    for a in articles:
-        published = a.published_at.date().isoformat() if a.published_at else "undated"
-        summary = (a.summary or a.body or "")[:600].replace("\n", " ")
-        lines.append(f"[{a.pk}] {published} — {a.title}\n{summary}")
-    return "\n\n".join(lines)
-
-
 # ---------------------------------------------------------------- the run
-
-
-class LLMCallError(RuntimeError):
-    """The server failed (error status, timeout, unreachable): retry the cluster later."""
 
 
 @dataclass
@@ -487,34 +292,6 @@ class GenerationReport:
             "questions_created": self.questions_created,
             "problems": self.problems,
         }
-
-
-class _Client:
-    def __init__(self, config: GenerationConfig) -> None:
-        self.config = config
-        self.client = openai.OpenAI(
-            base_url=config.base_url or None, api_key=config.api_key, timeout=config.timeout, max_retries=0
-        )
-
-    def ask(self, system: str, user: str) -> str:
-        try:
-            response = self.client.chat.completions.create(
-                model=self.config.model,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                temperature=0,
-            )
-        except openai.APITimeoutError as exc:
-            raise LLMCallError(f"timeout after {self.config.timeout:g} s") from exc
-        except openai.APIConnectionError as exc:
-            raise LLMCallError(f"server unreachable ({exc})") from exc
-        except openai.APIStatusError as exc:
-            raise LLMCallError(f"server answered HTTP {exc.status_code}") from exc
-        except openai.OpenAIError as exc:
-            raise LLMCallError(f"call failed ({exc})") from exc
-        choices = getattr(response, "choices", None)
-        if not choices:
-            raise ModelOutputError("the response had no choices")
-        return choices[0].message.content or ""
 
 
 def recent_clusters(*, now: datetime) -> list[Cluster]:
@@ -557,28 +334,30 @@ def _claim(cluster: Cluster, *, now: datetime) -> NewsCluster | None:
 def questions_generate_from_news(*, now: datetime | None = None) -> GenerationReport:
     """One generation run over recent news. Does nothing (and says why) without an LLM."""
     now = now or timezone.now()
-    config = generation_config()
+    config = llm_config()
     if config is None:
         return GenerationReport(skipped_reason="no LLM configured (set HINDSIGHT_LLM_MODEL)")
     report = GenerationReport()
     clusters = recent_clusters(now=now)[: _setting("QUESTION_GENERATION_MAX_CLUSTERS", 5)]
     report.clusters_found = len(clusters)
-    client = _Client(config)
     for cluster in clusters:
         row = _claim(cluster, now=now)
         if row is None:
             report.clusters_already_done += 1
             continue
+        client = LLMClient(config)
         try:
             created, problems = _process_cluster(client, row, cluster, now=now)
-        except LLMCallError as exc:
-            message = f"cluster {cluster.key[:12]}: generation call failed: {exc}"
+        except LLMError as exc:
+            message = f"cluster {cluster.key[:12]}: generation call failed ({exc.reason}): {exc.message}"
             logger.warning(message)
             report.problems.append(message)
             report.clusters_failed += 1
             # Release the claim: a server fault is not the cluster's fault, a later run retries.
             NewsCluster.objects.filter(pk=row.pk).update(
-                claimed_at=None, problems=[*row.problems, {"at": now.isoformat(), "problem": message}]
+                claimed_at=None,
+                problems=[*row.problems, {"at": now.isoformat(), "problem": message}],
+                llm_usage=client.stages(),
             )
             continue
         report.clusters_processed += 1
@@ -589,32 +368,34 @@ def questions_generate_from_news(*, now: datetime | None = None) -> GenerationRe
             model_name=config.model,
             questions_created=created,
             problems=[*row.problems, *({"at": now.isoformat(), "problem": p} for p in problems)],
+            llm_usage=client.stages(),
         )
     return report
 
 
-def _process_cluster(client: _Client, row: NewsCluster, cluster: Cluster, *, now: datetime) -> tuple[int, list[str]]:
+def _process_cluster(client: LLMClient, row: NewsCluster, cluster: Cluster, *, now: datetime) -> tuple[int, list[str]]:
+    """Drafts from one cluster; a server fault (LLMError) propagates so the cluster is retried."""
     articles = list(Article.objects.filter(pk__in=cluster.article_ids).order_by("published_at", "id"))
     cluster_ids = {a.pk for a in articles}
     label = f"cluster {cluster.key[:12]}"
     problems: list[str] = []
     limit = _setting("QUESTION_GENERATION_MAX_QUESTIONS_PER_CLUSTER", 3)
-    prompt = (
-        f"Today is {now.date().isoformat()}. Write up to {limit} forecasting questions about these related news "
-        f"articles. resolve_by must be after today.\n\n{_articles_text(articles)}"
-    )
     try:
-        answer = parse_json_answer(client.ask(GENERATE_SYSTEM, prompt))
-    except ModelOutputError as exc:
-        problems.append(f"{label}: malformed generation answer: {exc}")
+        reply = ask_for_questions(client, articles, now=now, limit=limit)
+    except LLMError as exc:
+        if exc.reason != "context_exceeded":
+            raise
+        problems.append(f"{label}: not asked: {exc.message}")
         logger.warning(problems[-1])
         return 0, problems
-    proposals = answer.get("questions") if isinstance(answer, dict) else None
+    proposals = reply.payload.get("questions") if reply.payload is not None else None
     if not isinstance(proposals, list):
-        problems.append(f"{label}: malformed generation answer: no 'questions' list")
+        problem = reply.problem or "no 'questions' list"
+        problems.append(f"{label}: malformed generation answer: {problem}")
         logger.warning(problems[-1])
         return 0, problems
     created = 0
+    scoring = client.stage("question_scoring")
     for index, proposal in enumerate(proposals[:limit]):
         where = f"{label} question {index}"
         try:
@@ -624,27 +405,22 @@ def _process_cluster(client: _Client, row: NewsCluster, cluster: Cluster, *, now
             logger.warning(problems[-1])
             continue
         try:
-            scores, reasons = validate_scores(parse_json_answer(client.ask(SCORE_SYSTEM, _score_prompt(clean, now))))
-        except (ModelOutputError, LLMCallError) as exc:
+            scored = ask_for_scores(scoring, clean, now=now)
+            if scored.payload is None:
+                raise ModelOutputError(scored.problem)
+            scores, reasons = validate_scores(scored.payload)
+        except (ModelOutputError, LLMError) as exc:
             problems.append(f"{where}: scoring failed: {exc}")
             logger.warning(problems[-1])
             continue
         try:
-            _store_draft(
-                clean, scores, reasons, row=row, cluster=cluster, index=index, model=client.config.model, now=now
-            )
+            _store_draft(clean, scores, reasons, row=row, cluster=cluster, index=index, model=client.model, now=now)
         except ValidationError as exc:
             problems.append(f"{where}: not storable: {' '.join(exc.messages)}")
             logger.warning(problems[-1])
             continue
         created += 1
     return created, problems
-
-
-def _score_prompt(clean: dict[str, Any], now: datetime) -> str:
-    shown = {k: v for k, v in clean.items() if k != "provenance"}
-    shown["resolve_by"] = clean["resolve_by"].date().isoformat()
-    return f"Today is {now.date().isoformat()}.\nQuestion:\n{json.dumps(shown, indent=1)}"
 
 
 @transaction.atomic

@@ -1,4 +1,4 @@
-"""/api/v1/evidence/: the temporal evidence gateway for agents (DESIGN.md §2, §5).
+"""/api/v1/evidence/: the temporal evidence gateway for agents (docs/design.md, the temporal evidence gateway).
 
 Only agent tokens get in. Nothing here serializes a question's status, resolution, outcome or
 hindsight graph, or a market's status or raw payload: the gateway shows the world as of a date.

@@ -28,6 +28,7 @@ from grading.models import HindsightEvent, HindsightGraph
 from grading.scoring import GRADER_VERSION
 from grading.scoring.reasoning import MatcherSettings
 from grading.scoring.semantic import semantic_matcher_settings
+from grading.scoring.worldreasoner import worldreasoner_matcher_settings
 from grading.selectors import Reference
 from ingestion.models import Question, Resolution
 from leaderboard.models import EvidenceAccess, Forecast, Grade, QuestionGradingState
@@ -45,6 +46,12 @@ def matcher_settings() -> MatcherSettings:
     if settings.HINDSIGHT_MATCHER == "semantic":
         return semantic_matcher_settings(
             threshold=settings.HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD,
+            date_window_days=settings.HINDSIGHT_MATCHER_DATE_WINDOW_DAYS,
+            top_k=settings.HINDSIGHT_KEY_EVENTS_TOP_K,
+        )
+    if settings.HINDSIGHT_MATCHER == "worldreasoner":
+        return worldreasoner_matcher_settings(
+            threshold=settings.HINDSIGHT_MATCHER_THRESHOLD,
             date_window_days=settings.HINDSIGHT_MATCHER_DATE_WINDOW_DAYS,
             top_k=settings.HINDSIGHT_KEY_EVENTS_TOP_K,
         )

@@ -37,6 +37,7 @@ METRIC_LABELS = {
     "market_edge": "Market edge",
     "source_precision": "SrcP",
     "key_event_recall": "KER",
+    "ker_coverage": "KER coverage",
     "second_level_f1": "MIRAI F1 (2nd level)",
     "open_f1": "Open-ended F1",
 }

@@ -1,6 +1,6 @@
 """Forecast submission (one or many) and replay sessions.
 
-Rules (DESIGN.md sections 2 and 5, issue 2):
+Rules (docs/design.md, Forecasts and Replay sessions):
 
 - Forecasts are append-only; ``received_at`` is the server clock at submission.
 - A live question takes forecasts while ``status == open`` and ``open_at <= now < close_at``, with no session.

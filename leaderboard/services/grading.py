@@ -43,18 +43,26 @@ from django.utils import timezone
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.evidence import leaked_items, score_evidence
+from grading.scoring.matchers import build_reference_index
 from grading.scoring.open_ended import PredictionVerdict, score_open_ended
-from grading.scoring.reasoning import Event, MatcherSettings, ReasoningScore, ReferenceIndex
+from grading.scoring.reasoning import Event, MatcherIndex, MatcherSettings, ReasoningScore
 from grading.scoring.relation import sanitize_relation, score_relation
-from grading.scoring.semantic import build_reference_index
-from grading.scoring.text import tokenize
 from grading.selectors import Reference, references_for_questions
 from ingestion.memory import cyclic_gc_paused
 from ingestion.models import PricePoint, Question, Resolution
 from ingestion.pgcopy import copy_rows
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
-from leaderboard.judges import EvidenceItem, Judge, judge_for_question
+from ingestion.text import tokenize
+from leaderboard.judges import (
+    EvidenceItem,
+    Judge,
+    Judgement,
+    JudgeUnavailable,
+    LexicalJudge,
+    LLMJudge,
+    judge_for_question,
+)
 from leaderboard.models import Agent, Grade, QuestionGradingState
 from leaderboard.selectors.grades import (
     CurrentGrade,
@@ -93,6 +101,8 @@ class GradingReport:
     void: bool = False
     reference: str = "none"  # none | built | not_built
     judge: str = ""
+    judge_fallback: str = ""  # why the lexical judge stood in for the LLM judge on this question
+    judge_usage: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -247,7 +257,7 @@ class QuestionGrader:
         self.reference = reference
         self.built = reference is not None and reference.graph_built
         self.reference_ids: frozenset[int] = reference.source_article_ids if self.built and reference else frozenset()
-        self.index: ReferenceIndex | None = None
+        self.index: MatcherIndex | None = None
         if self.built and reference is not None:
             self.index = build_reference_index(
                 [
@@ -260,6 +270,7 @@ class QuestionGrader:
                         confidence=e.confidence,
                         has_impact=e.has_impact,
                         rejected=e.rejected,
+                        is_outcome=e.is_outcome,
                     )
                     for e in reference.events
                 ],
@@ -312,7 +323,7 @@ class QuestionGrader:
     ) -> list[dict[str, Any]]:
         """Grade rows (Grade field attname -> value) for a batch of forecasts, in batch order.
 
-        Reasoning is scored for the whole batch in one vectorised call (ReferenceIndex.score_many).
+        Reasoning is scored for the whole batch in one call (``score_many``, vectorised by the hybrid matcher).
         """
         rows = [self._row(d, version=versions.get(d.id, 0) + 1, counts=d.id in counting) for d in batch]
         if self.index is not None and not self.void:
@@ -399,21 +410,43 @@ class QuestionGrader:
         elif qtype == Question.Type.OPEN_ENDED:
             self._open_ended(grade, prediction, details)
 
-    def _open_ended(self, grade: dict[str, Any], prediction: dict[str, Any], details: dict[str, Any]) -> None:
+    def _judgement(self, prediction: dict[str, Any]) -> tuple[Judgement, int]:
         assert self.judge is not None
         gold: Any = self.outcome
         events = prediction["events"] if "events" in prediction else [prediction["answer"]]
         predictions = [str(e) for e in events]
         if isinstance(gold, str):
-            judgement = self.judge.judge_argument(
+            return self.judge.judge_argument(
                 question=self.question.title, label=gold, prediction=" ".join(predictions)
-            )
-            n_gold = 1
+            ), 1
+        gold_list = [str(g) for g in gold]
+        return self.judge.judge_list(question=self.question.title, gold=gold_list, predictions=predictions), len(
+            gold_list
+        )
+
+    def judge_ahead(self, batch: Sequence[ForecastData]) -> str:
+        """Ask the LLM judge about every forecast before any grade is written (its answers are cached
+        for the rows). If it fails, the lexical judge takes over the whole question, so no question
+        mixes judges; returns why it failed, or "" when it did not."""
+        for data in batch:
+            try:
+                self._judgement(data.prediction or {})
+            except JudgeUnavailable as exc:
+                self.judge = LexicalJudge(fallback_reason=str(exc))
+                return str(exc)
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue  # graded as ungradable by _row, as without the look-ahead
+        return ""
+
+    def use_key(self, key: str) -> None:
+        self.key = key
+        self.template["inputs_key"] = key
+
+    def _open_ended(self, grade: dict[str, Any], prediction: dict[str, Any], details: dict[str, Any]) -> None:
+        assert self.judge is not None
+        judgement, n_gold = self._judgement(prediction)
+        if isinstance(self.outcome, str):
             grade["correct"] = judgement.verdicts[0].gold_index == 0
-        else:
-            gold_list = [str(g) for g in gold]
-            judgement = self.judge.judge_list(question=self.question.title, gold=gold_list, predictions=predictions)
-            n_gold = len(gold_list)
         verdicts: list[PredictionVerdict] = judgement.verdicts
         s = score_open_ended(verdicts, n_gold, judge="llm" if self.judge.label == "llm" else "lexical")
         grade["open_precision"], grade["open_recall"], grade["open_f1"] = s.precision, s.recall, s.f1
@@ -429,6 +462,9 @@ class QuestionGrader:
             },
             "items": judgement.items,
         }
+        fallback = getattr(self.judge, "fallback_reason", "")
+        if fallback:
+            details["lrae"]["fallback"] = f"Lexical judge standing in for the LLM judge: {fallback}"
 
     def _evidence(self, grade: dict[str, Any], data: ForecastData, as_of: datetime, details: dict[str, Any]) -> None:
         cited_ids = [a for a, _ in data.cited]
@@ -451,12 +487,17 @@ class QuestionGrader:
         # C: cited articles, cited URLs that are not archive articles, and articles read for it.
         sources: set[int | str] = {*cited_ids, *read}
         sources.update(u for u in urls if u not in published)
-        srcp = score_evidence(sources, self.reference_ids)
+        # A leaked item counts among the sources (C) but can never earn overlap with C^H.
+        srcp = score_evidence(sources, self.reference_ids, leaked=leaked)
         grade["source_precision"] = srcp.source_precision
         grade["source_recall"] = srcp.source_recall
         details["evidence"] = {"sources": srcp.n_sources, "read": len(read), "overlap": srcp.n_overlap}
 
     def _reasoning(self, grade: dict[str, Any], r: ReasoningScore) -> None:
+        # No graph, no reasoning score: every reasoning metric stays null (whatever the matcher).
+        grade["carried_graph"] = r.n_forecast_events > 0
+        if not grade["carried_graph"]:
+            return
         grade["key_event_recall"] = r.ker
         grade["event_precision"] = r.event_precision
         grade["event_recall"] = r.event_recall
@@ -649,14 +690,18 @@ def _plan(
         return plan
     if resolution.kind not in RESOLVED_KINDS:
         reference = None
-    key = inputs_key(
-        question_type=question.type,
-        resolution_version=resolution.version,
-        resolution_kind=resolution.kind,
-        reference=reference_key_of(reference),
-        matcher=matcher_digest(matcher),
-        judge=judge_label(),
-    )
+
+    def key_for(judge: str) -> str:
+        return inputs_key(
+            question_type=question.type,
+            resolution_version=resolution.version,
+            resolution_kind=resolution.kind,
+            reference=reference_key_of(reference),
+            matcher=matcher_digest(matcher),
+            judge=judge,
+        )
+
+    key = key_for(judge_label())
     report.inputs_key = key
     report.void = resolution.kind == Resolution.Kind.ANNUL
     if reference is not None:
@@ -675,8 +720,22 @@ def _plan(
             now=now,
             reads=reads if reference is not None and reference.graph_built else {},
         )
+        judge = plan.grader.judge
+        if isinstance(judge, LLMJudge):
+            report.judge_fallback = plan.grader.judge_ahead(forecast_data(plan.todo))
+            report.judge_usage = judge.usage()
+            if report.judge_fallback:
+                # The whole question moves to the lexical judge: every forecast not yet on its key.
+                key = key_for(LexicalJudge.label)
+                plan.grader.use_key(key)
+                report.inputs_key = key
+                plan.todo = [
+                    h.id for h in heads if force or h.id not in plan.current or plan.current[h.id].inputs_key != key
+                ]
+                report.unchanged = len(heads) - len(plan.todo)
+                logger.warning("question %s: %s; judged lexically", question.pk, report.judge_fallback)
         report.judge = plan.grader.judge.label if plan.grader.judge is not None else ""
-        report.status = "graded"
+        report.status = "graded" if plan.todo else "up_to_date"
     return plan
 
 

@@ -4,7 +4,7 @@ Shared by the API and the web form so both give the same messages. Every problem
 and raised at once as a django ``ValidationError`` whose ``message_dict`` maps a field path to
 its messages, e.g. ``prediction.probabilities.Yes``, ``sources[3]``, ``graph.edges[2].target``.
 
-Prediction shapes by question type (DESIGN.md section 2, issue 2):
+Prediction shapes by question type (docs/design.md, Questions):
 
 - binary: ``{"probability": p}``, p a number in [0, 1]
 - multiple_choice: ``{"probabilities": {OPTION: p, ...}}`` covering every option, summing to 1 (±1e-6)

@@ -47,9 +47,12 @@ _METRIC_COLUMN = {
     "market_edge": "market_edge",
     "source_precision": "source_precision",
     "key_event_recall": "key_event_recall",
+    "ker_coverage": "carried_graph",
     "second_level_f1": "second_level_f1",
     "open_f1": "open_f1",
 }
+# Metrics read from a boolean column (true -> 1, false -> 0, null -> NaN).
+_BOOLEAN_METRICS = frozenset({"accuracy", "ker_coverage"})
 # Each grade is read as one fixed-width binary record (NULL metrics as NaN), the records of up to
 # _CHUNK_IDS grades concatenated by string_agg into one bytea: a handful of values cross the wire
 # instead of 10^6 rows, and numpy reads the records with one np.frombuffer.
@@ -59,11 +62,15 @@ _GRADE_FIELDS: tuple[tuple[str, str, str, str], ...] = (
     ("question", "forecast__question_id", "int8send({}::int8)", ">i8"),
     ("contaminated", "contaminated", "boolsend({})", "u1"),
     ("cutoff_declared", "cutoff_declared", "boolsend({})", "u1"),
-    ("accuracy", "correct", "float8send(COALESCE({}::int4::float8, 'NaN'::float8))", ">f8"),
+    *(
+        (m, c, "float8send(COALESCE({}::int4::float8, 'NaN'::float8))", ">f8")
+        for m, c in _METRIC_COLUMN.items()
+        if m in _BOOLEAN_METRICS
+    ),
     *(
         (m, c, "float8send(COALESCE({}::float8, 'NaN'::float8))", ">f8")
         for m, c in _METRIC_COLUMN.items()
-        if m != "accuracy"
+        if m not in _BOOLEAN_METRICS
     ),
 )
 _MARKET_FIELDS: tuple[tuple[str, str, str, str], ...] = (

@@ -5,9 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections import defaultdict
-from dataclasses import fields
 from typing import Any
 from urllib.parse import urlencode
 
@@ -23,17 +21,12 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from grading.models import HindsightGraph
-from grading.scoring import GRADER_VERSION
-from grading.scoring import outcome as outcome_rules
-from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
-from grading.scoring.reasoning import MATCHER_VERSION, MatcherSettings
-from grading.scoring.relation import KL_EPSILON
 from ingestion.models import PricePoint, Question
 from leaderboard import charts
 from leaderboard import standings as maths
+from leaderboard.methods import methods_html
 from leaderboard.models import Agent, Grade
 from leaderboard.selectors.calibration import REVEALED, pair_of
-from leaderboard.selectors.grades import matcher_settings
 from leaderboard.selectors.questions import (
     SAMPLE_WORLD,
     outcome_texts_for_grades,
@@ -399,36 +392,5 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
 
 
 def methods(request: HttpRequest) -> HttpResponse:
-    configured = matcher_settings()
-    matcher_rows = [
-        (f.name, getattr(configured, f.name), getattr(MatcherSettings(), f.name)) for f in fields(MatcherSettings)
-    ]
-    context = {
-        "grader_version": GRADER_VERSION,
-        "matcher_version": MATCHER_VERSION,
-        # as text: the template engine would localise a float and hide the exponent
-        "log_clip": repr(outcome_rules.LOG_CLIP),
-        "log_clip_hi": repr(1 - outcome_rules.LOG_CLIP),
-        "worst_log": math.log(outcome_rules.LOG_CLIP),
-        "sum_tolerance": outcome_rules.PROBABILITY_SUM_TOLERANCE,
-        "point_tolerance_pct": outcome_rules.POINT_RELATIVE_TOLERANCE * 100,
-        "kl_epsilon": repr(KL_EPSILON),
-        "lexical_threshold": settings.HINDSIGHT_LEXICAL_JUDGE_THRESHOLD,
-        "lexical_default": DEFAULT_LEXICAL_THRESHOLD,
-        "matcher_rows": matcher_rows,
-        "resamples": maths.BOOTSTRAP_RESAMPLES,
-        "seed": maths.BOOTSTRAP_SEED,
-        "confidence_pct": int(maths.CONFIDENCE * 100),
-        "min_n": settings.HINDSIGHT_MIN_RANKED_N,
-        "rank_metrics": [METRIC_LABELS[m] for m in maths.RANK_METRICS],
-        "horizons": [(b, maths.HORIZON_LABELS[b]) for b, _ in maths.HORIZON_BUCKETS],
-        "baselines": [(b, maths.BASELINE_LABELS[b]) for b in maths.BASELINES],
-        "graph_thresholds": {
-            "depth": settings.HINDSIGHT_GRAPH_MIN_DEPTH,
-            "events": settings.HINDSIGHT_GRAPH_MIN_EVENTS,
-            "sources": settings.HINDSIGHT_GRAPH_MIN_SOURCES,
-            "confidence": settings.HINDSIGHT_GRAPH_MIN_LINK_CONFIDENCE,
-            "strength": settings.HINDSIGHT_GRAPH_MIN_LINK_STRENGTH,
-        },
-    }
-    return render(request, "leaderboard/methods.html", context)
+    """Every metric's definition from the one Markdown source docs/methods.md is generated from."""
+    return render(request, "leaderboard/methods.html", {"body": mark_safe(methods_html())})

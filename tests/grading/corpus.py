@@ -13,20 +13,41 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 T_RES = datetime(2026, 3, 1, 12, tzinfo=UTC)
 OUTLETS = ("herald.example.org", "tribune.example.net", "gazette.example.com")
 
-# (days after t0, headline, lead): each storyline is reported by every outlet.
+# (days after t0, headline, lead): each storyline is reported by every outlet; leads name what led to
+# them, as news reports do (the offline builder links events on such evidence, not on dates alone).
 STORYLINES: list[tuple[int, str, str]] = [
     (3, "Senate committee approves Artemis lunar budget draft", "The committee approved the draft budget."),
-    (8, "Artemis lunar budget gains support from key senators", "Several senators backed the plan."),
-    (13, "Treasury confirms funding room for Artemis lunar budget", "The treasury confirmed the room."),
+    (8, "Artemis lunar budget gains support from key senators", "After the committee vote, senators backed the plan."),
+    (
+        13,
+        "Treasury confirms funding room for Artemis lunar budget",
+        "Following the senators' support, the treasury confirmed the room.",
+    ),
     (18, "Critics delay vote on Artemis lunar budget amendment", "Opponents delayed one amendment."),
-    (23, "Senate leaders schedule Artemis lunar budget vote", "The vote was set for February."),
+    (
+        23,
+        "Senate leaders schedule Artemis lunar budget vote",
+        "After the amendment delay, the vote was set for February.",
+    ),
     (28, "NASA completes Artemis lander milestone ahead of budget vote", "The lander milestone was completed."),
-    (33, "Poll shows public support for Artemis lunar budget rises", "Support rose to 61 percent."),
-    (38, "Senate passes procedural motion on Artemis lunar budget", "The motion passed 58 to 40."),
-    (43, "Governors endorse Artemis lunar budget in joint letter", "Twelve governors endorsed it."),
+    (
+        33,
+        "Poll shows public support for Artemis lunar budget rises",
+        "Support rose to 61 percent after the lander milestone.",
+    ),
+    (38, "Senate passes procedural motion on Artemis lunar budget", "Following the poll, the motion passed 58 to 40."),
+    (
+        43,
+        "Governors endorse Artemis lunar budget in joint letter",
+        "Twelve governors endorsed it after the procedural motion.",
+    ),
     (48, "Budget office confirms Artemis lunar budget cost estimate", "The office confirmed the estimate."),
-    (53, "Senate approves Artemis lunar budget in final vote", "The Senate approved the budget."),
-    (57, "White House signs Artemis lunar budget into law", "The president signed the bill."),
+    (
+        53,
+        "Senate approves Artemis lunar budget in final vote",
+        "After the governors' letter, the Senate approved the budget.",
+    ),
+    (57, "White House signs Artemis lunar budget into law", "The president signed the bill after the final vote."),
 ]
 NOISE = [
     (5, "Local football club wins derby", "A late goal decided it."),

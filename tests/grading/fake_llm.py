@@ -1,10 +1,12 @@
 """A local OpenAI-compatible server on 127.0.0.1 answering /v1/chat/completions from a script.
 
-Each scripted step is one of:
+The script is a list of steps, taken in order, or a function from the request body to a step.
+Each step is one of:
   {"content": "text"}                      a plain assistant message
   {"tool_args": "<json string>"}           a submit_graph tool call with these arguments
   {"status": 500, "body": {...}}           an HTTP error in OpenAI's error shape
   {"hang": True}                           never answers (until the server stops): a timeout
+and may add "finish_reason" (e.g. "length") or "usage": None (a server that reports no usage).
 The server records every request body so tests can read prompts and corrections.
 """
 
@@ -14,15 +16,18 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+Script = list[dict[str, Any]] | Callable[[dict[str, Any]], dict[str, Any]]
+
 
 class FakeLLM:
-    def __init__(self, script: list[dict[str, Any]]) -> None:
-        self.script = list(script)
+    def __init__(self, script: Script) -> None:
+        self.responder = script if callable(script) else None
+        self.script = [] if callable(script) else list(script)
         self.requests: list[dict[str, Any]] = []
         self.release = threading.Event()
         self.lock = threading.Lock()
@@ -30,6 +35,8 @@ class FakeLLM:
     def next_step(self, body: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
             self.requests.append(body)
+            if self.responder is not None:
+                return self.responder(body)
             if not self.script:
                 return {"status": 500, "body": {"error": {"message": "script exhausted", "type": "server_error"}}}
             return self.script.pop(0)
@@ -48,6 +55,8 @@ def completion(step: dict[str, Any], model: str, n: int) -> dict[str, Any]:
             }
         ]
         finish = "tool_calls"
+    finish = step.get("finish_reason", finish)
+    usage = step.get("usage", {"prompt_tokens": 100 + n, "completion_tokens": 20, "total_tokens": 120 + n})
     return {
         "id": f"chatcmpl-{n}",
         "object": "chat.completion",
@@ -55,7 +64,7 @@ def completion(step: dict[str, Any], model: str, n: int) -> dict[str, Any]:
         "model": model,
         "system_fingerprint": "fp_test",
         "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-        "usage": {"prompt_tokens": 100 + n, "completion_tokens": 20, "total_tokens": 120 + n},
+        "usage": usage,
     }
 
 
@@ -91,7 +100,7 @@ def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def fake_llm(script: list[dict[str, Any]]) -> Iterator[tuple[FakeLLM, str]]:
+def fake_llm(script: Script) -> Iterator[tuple[FakeLLM, str]]:
     """Serve the script; yields (fake, base_url ending in /v1)."""
     fake = FakeLLM(script)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from grading.models import GraphBuildAttempt, HindsightGraph
 from tests.grading.corpus import make_corpus, make_question, resolve
+from tests.grading.fake_llm import closed_port_url
 
 pytestmark = pytest.mark.django_db
 
@@ -41,3 +43,14 @@ def test_bad_builder_is_refused() -> None:
     question = make_question()
     with pytest.raises(CommandError, match="invalid choice"):
         call_command("build_hindsight", str(question.pk), "--builder", "magic")
+
+
+def test_an_llm_build_that_fails_says_the_offline_builder_stood_in(settings: Any) -> None:
+    settings.LLM_MODEL, settings.LLM_BASE_URL, settings.LLM_STRUCTURED_OUTPUT = "m", closed_port_url(), "tools"
+    question = make_question()
+    make_corpus()
+    resolve(question)
+    out = StringIO()
+    call_command("build_hindsight", str(question.pk), "--builder", "llm", stdout=out)
+    assert "(Offline builder" in out.getvalue()
+    assert "stood in for the LLM build: The LLM build failed (server_down)" in out.getvalue()

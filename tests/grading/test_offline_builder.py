@@ -76,7 +76,7 @@ def test_directions_follow_lexical_cues() -> None:
         if event.impact.direction == "Neutral":
             assert event.impact.magnitude <= 0.3
         # Three outlets report every storyline.
-        assert event.impact.confidence == pytest.approx(0.85)
+        assert event.impact.confidence == pytest.approx(0.9)
 
 
 def test_no_article_after_resolution_is_used() -> None:

@@ -1,4 +1,4 @@
-"""Quality thresholds of worldreasoner.md B.3 (pure)."""
+"""Quality thresholds of WorldReasoner, Appendix B.3 (pure)."""
 
 from __future__ import annotations
 

@@ -74,12 +74,19 @@ def llm_settings(settings: Any) -> Callable[[FakeLLM], None]:
         settings.LLM_MODEL = "local-test-model"
         settings.LLM_API_KEY = "sk-local"
         settings.LLM_TIMEOUT_SECONDS = timeout
+        # The fake answers in plain content; tests of the other methods set their own.
+        settings.LLM_STRUCTURED_OUTPUT = "text"
 
     return point
 
 
+def prompt_text(request: dict[str, Any]) -> str:
+    """The prompt as sent: instructions are folded into the first user turn."""
+    return str(request["messages"][0]["content"])
+
+
 def prompt_ids(request: dict[str, Any]) -> list[int]:
-    return [int(m) for m in re.findall(r"^\[(\d+)\]", request["messages"][1]["content"], re.MULTILINE)]
+    return [int(m) for m in re.findall(r"^\[(\d+)\]", prompt_text(request), re.MULTILINE)]
 
 
 def question(ids: list[int], **overrides: Any) -> dict[str, Any]:
@@ -118,7 +125,7 @@ def responder(
 
 
 def is_election(request: dict[str, Any]) -> bool:
-    return "Ruritania" in request["messages"][1]["content"]
+    return "Ruritania" in prompt_text(request)
 
 
 def test_clusters_are_deterministic_and_topical() -> None:
@@ -223,7 +230,9 @@ def test_malformed_json_is_logged_and_skipped(articles: Any, llm_settings: Any, 
     assert Question.objects.get().title == "Will Lake Mead's water level rise by September?"
     bad = NewsCluster.objects.get(questions_created=0)
     assert bad.finished_at is not None
-    assert "not JSON" in bad.problems[0]["problem"]
+    assert "not valid JSON" in bad.problems[0]["problem"]
+    # The malformed answer got one correction round before it was given up.
+    assert len([r for r in fake.requests if is_election(r)]) == 2
 
 
 def test_wrong_types_and_bad_fields_are_rejected_one_by_one(articles: Any, llm_settings: Any, settings: Any) -> None:
@@ -280,7 +289,7 @@ def test_out_of_range_or_missing_scores_skip_that_question(articles: Any, llm_se
         return Reply(json.dumps({"questions": []}))
 
     def score(request: dict[str, Any]) -> Reply:
-        text = request["messages"][1]["content"]
+        text = prompt_text(request)
         if "First?" in text:
             return Reply(good_scores(1.5))
         if "Second?" in text:
@@ -323,7 +332,7 @@ def test_timeout_is_a_failure_not_a_hang(articles: Any, llm_settings: Any) -> No
         llm_settings(fake, timeout=0.5)
         report = questions_generate_from_news(now=NOW)
     assert report.clusters_failed == 2
-    assert "timeout after 0.5 s" in report.problems[0]
+    assert "did not answer within 0.5 s" in report.problems[0]
     assert not Question.objects.exists()
 
 

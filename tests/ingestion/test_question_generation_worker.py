@@ -47,6 +47,9 @@ def test_beat_drafts_questions_from_news_on_a_real_worker(transactional_db: Any,
     assert set(draft.generation["scores"]) == {"clarity", "measurability", "answerability", "temporal_validity"}
     assert draft.provenance_articles.count() == 2
     malformed = NewsCluster.objects.get(questions_created=0)
-    assert "not JSON" in malformed.problems[0]["problem"]
-    # Later beats found both clusters done: one generation request per cluster, no duplicates.
-    assert len(fake.calls("generate")) == 2 and len(fake.calls("score")) == 1
+    assert "not valid JSON" in malformed.problems[0]["problem"]
+    # Later beats found both clusters done: one generation request per cluster (plus one correction
+    # for the cut-off answer), no duplicates.
+    assert len(fake.calls("generate")) == 3 and len(fake.calls("score")) == 1
+    # The server answers neither response_format nor tool calls with the schema: detected as text.
+    assert {r.get("response_format", {}).get("type") for r in fake.calls("generate")} == {None}

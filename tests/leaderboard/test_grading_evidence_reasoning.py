@@ -86,9 +86,11 @@ def test_evidence_and_reasoning_scores(agent: Agent, world: dict[str, Any]) -> N
     assert g.reference_version == 1
     reasoning = g.details["reasoning"]
     assert len(reasoning["key_events"]) == 5 and len(reasoning["matched_key_events"]) == 2
+    assert g.carried_graph is True
+    # No graph, no reasoning score: null, not 0 (its evidence is still scored).
     b = current(bare)
-    assert b.source_precision == 0.0 and b.key_event_recall == 0.0 and b.event_precision == 0.0
-    assert b.temporal_mae is None
+    assert b.source_precision == 0.0 and b.carried_graph is False
+    assert (b.key_event_recall, b.event_precision, b.event_recall, b.event_f1, b.temporal_mae) == (None,) * 5
 
 
 def test_unbuilt_reference_leaves_evidence_and_reasoning_null(agent: Agent) -> None:

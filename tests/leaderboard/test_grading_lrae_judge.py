@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from leaderboard.judges import JudgeUnavailable
 from leaderboard.models import Agent, Grade
 from leaderboard.services.grading import grade_question
 from tests.factories import T0, AgentFactory, ArticleFactory
@@ -71,13 +70,46 @@ def test_llm_judge_two_stages_with_corpus_evidence(question: Any, agent: Agent, 
     assert set(Grade.objects.filter(is_current=False).values_list("judge", flat=True)) == {"llm"}
 
 
-def test_judge_down_writes_nothing_and_raises(question: Any, settings: Any) -> None:
+def test_judge_down_grades_the_question_lexically_labelled_and_retries_later(
+    question: Any, agent: Agent, settings: Any
+) -> None:
     settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_TIMEOUT_SECONDS = closed_port_url(), "judge-model", 2
-    with pytest.raises(JudgeUnavailable):
-        grade_question(question_id=question.pk)
-    assert not Grade.objects.exists()
-    assert "JudgeUnavailable" in question.grading_state.last_error
-    assert question.grading_state.claimed_at is None
+    report = grade_question(question_id=question.pk)
+    assert report.judge == "lexical" and "unreachable" in report.judge_fallback and report.graded == 2
+    grades = Grade.objects.filter(is_current=True)
+    assert set(grades.values_list("judge", flat=True)) == {"lexical"}
+    for grade in grades:
+        assert "Lexical judge standing in for the LLM judge" in grade.details["lrae"]["fallback"]
+    assert question.grading_state.last_error == ""
+    # The same judge failing again changes nothing: the grades are already the fallback's.
+    again = grade_question(question_id=question.pk)
+    assert again.judge_fallback and again.graded == 0 and Grade.objects.count() == 2
+    # Once the judge answers, the next run (the sweeper's) regrades the whole question with it.
+    with fake_llm(lambda body: {"content": "No"}) as (_, url):
+        settings.LLM_BASE_URL = url
+        back = grade_question(question_id=question.pk)
+    assert back.judge == "llm" and back.judge_fallback == "" and back.graded == 2
+    assert set(Grade.objects.filter(is_current=True).values_list("judge", flat=True)) == {"llm"}
+
+
+def test_judge_failing_midway_never_mixes_judges(question: Any, settings: Any) -> None:
+    script = [{"content": STAGE1_YES_1}, {"status": 500, "body": {"error": {"message": "overloaded"}}}]
+    with fake_llm(script) as (_, url):
+        settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_TIMEOUT_SECONDS = url, "judge-model", 5
+        report = grade_question(question_id=question.pk)
+    assert report.judge == "lexical" and "HTTP 500" in report.judge_fallback
+    # The first answer came from the model, but no grade uses it: every grade is lexical.
+    assert set(Grade.objects.values_list("judge", flat=True)) == {"lexical"}
+
+
+def test_judge_calls_are_bounded_and_recorded(question: Any, settings: Any) -> None:
+    with fake_llm(lambda body: {"content": "No"}) as (fake, url):
+        settings.LLM_BASE_URL, settings.LLM_MODEL, settings.LLM_TIMEOUT_SECONDS = url, "judge-model", 5
+        report = grade_question(question_id=question.pk)
+    assert {r["max_tokens"] for r in fake.requests} == {64}
+    usage = report.judge_usage
+    assert usage["stage"] == "judge" and usage["calls"] == len(fake.requests)
+    assert usage["prompt_tokens"] > 0 and usage["valid_first_try"] is True
 
 
 def test_lexical_judge_when_no_llm(question: Any, agent: Agent, settings: Any) -> None:

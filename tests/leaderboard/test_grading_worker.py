@@ -129,7 +129,8 @@ def test_worker_grades_1000_forecasts_through_every_change(transactional_db: Any
     for version, ker in ((1, 2 / 5), (2, 2 / 5), (3, 1 / 5)):
         values = {round(v, 9) for v in with_graph.filter(version=version).values_list("key_event_recall", flat=True)}
         assert values == {round(ker, 9)}
-    assert set(grades.filter(forecast__graph__isnull=True).values_list("key_event_recall", flat=True)) == {0.0}
+    # No graph, no reasoning score: null, not 0.
+    assert set(grades.filter(forecast__graph__isnull=True).values_list("key_event_recall", flat=True)) == {None}
     # Source precision: the only cited article is e1's source, in C^H throughout.
     assert set(grades.values_list("source_precision", flat=True)) == {1.0}
     assert grades.filter(is_current=True, contaminated=True).count() == (N_AGENTS // 4) * PER_AGENT

@@ -49,5 +49,7 @@ class Command(BaseCommand):
             f"{graph.events.count()} events, {graph.links.count()} links, {quality.get('sources', 0)} sources, "
             f"depth {quality.get('depth', 0)}; {status}."
         )
+        if graph.fallback_reason:
+            self.stdout.write(f"  The offline builder stood in for the LLM build: {graph.fallback_reason}")
         for failure in quality.get("failures", []):
             self.stdout.write(f"  - {failure}")

@@ -227,7 +227,17 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
 LLM_BASE_URL = os.environ.get("HINDSIGHT_LLM_BASE_URL", "")
 LLM_API_KEY = os.environ.get("HINDSIGHT_LLM_API_KEY", os.environ.get("OPENAI_API_KEY", ""))
 LLM_MODEL = os.environ.get("HINDSIGHT_LLM_MODEL", "")
-LLM_TIMEOUT_SECONDS = env_float("HINDSIGHT_LLM_TIMEOUT_SECONDS", 60.0)
+# The longest one call may wait; each stage's own wall-clock budget (below) usually ends it first.
+LLM_TIMEOUT_SECONDS = env_float("HINDSIGHT_LLM_TIMEOUT_SECONDS", 300.0)
+# The model's context window as the server runs it (llama.cpp: --n_ctx / -c), and the cap on any one
+# answer. Prompts are assembled to leave room for the answer; nothing longer is ever sent.
+LLM_CONTEXT_TOKENS = env_int("HINDSIGHT_LLM_CONTEXT_TOKENS", 8192)
+LLM_MAX_OUTPUT_TOKENS = env_int("HINDSIGHT_LLM_MAX_OUTPUT_TOKENS", 4096)
+# Per-stage answer tokens and wall-clock seconds over the defaults in ingestion/llm/config.py,
+# e.g. "hindsight_graph=3000/600,judge=64/300".
+LLM_STAGE_LIMITS = os.environ.get("HINDSIGHT_LLM_STAGE_LIMITS", "")
+# How to ask for JSON: auto (detected once per server and model), json_schema, tools or text.
+LLM_STRUCTURED_OUTPUT = os.environ.get("HINDSIGHT_LLM_STRUCTURED_OUTPUT", "auto")
 
 # Questions from news (ingestion/services/question_generation.py): articles published in the last
 # WINDOW_HOURS are clustered by TF-IDF cosine >= SIMILARITY; at most MAX_CLUSTERS new clusters of
@@ -239,7 +249,7 @@ QUESTION_GENERATION_MAX_CLUSTER_SIZE = env_int("HINDSIGHT_QGEN_MAX_CLUSTER_SIZE"
 QUESTION_GENERATION_MAX_CLUSTERS = env_int("HINDSIGHT_QGEN_MAX_CLUSTERS", 5)
 QUESTION_GENERATION_MAX_QUESTIONS_PER_CLUSTER = env_int("HINDSIGHT_QGEN_MAX_QUESTIONS_PER_CLUSTER", 3)
 
-# Hindsight graphs (grading/): quality thresholds of worldreasoner.md B.3, build budgets and windows.
+# Hindsight graphs (grading/): quality thresholds of WorldReasoner, Appendix B.3 (docs/methods.md), build budgets and windows.
 HINDSIGHT_GRAPH_MIN_DEPTH = env_int("HINDSIGHT_GRAPH_MIN_DEPTH", 3)
 HINDSIGHT_GRAPH_MIN_EVENTS = env_int("HINDSIGHT_GRAPH_MIN_EVENTS", 10)
 HINDSIGHT_GRAPH_MIN_SOURCES = env_int("HINDSIGHT_GRAPH_MIN_SOURCES", 20)
@@ -263,7 +273,8 @@ HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT = env_float("HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT
 HINDSIGHT_KEY_EVENTS_TOP_K = env_int("HINDSIGHT_KEY_EVENTS_TOP_K", 5)
 # Licence stated on the open-data exports (/data/); imported questions keep their source's licence.
 HINDSIGHT_DATA_LICENCE = os.environ.get("HINDSIGHT_DATA_LICENCE", "CC BY-SA 4.0")
-# Event matcher: "hybrid" (BM25 + token F1, the default) or "semantic" (all-MiniLM-L6-v2 cosine; needs
+# Event matcher: "hybrid" (BM25 + token F1, the default), "worldreasoner" (the public WorldReasoner
+# evaluator reproduced, to check a KER published with it) or "semantic" (all-MiniLM-L6-v2 cosine; needs
 # pip install -r requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
 HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "hybrid")
 HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD", 0.55)

@@ -151,7 +151,7 @@ def test_lexical_argument_match() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Prompts (openforecast.txt Table 13) and response parsing
+# Prompts (OpenForecast, Table 13) and response parsing
 # ---------------------------------------------------------------------------------------------
 
 
@@ -190,6 +190,10 @@ def test_render_prompts() -> None:
         ("No", None),
         ("The answer is no. (1)", None),
         ("", None),
+        # Full-width brackets and digits, as judges answering in CJK contexts write them.
+        ("Yes\uff082\uff09", 1),
+        ("\uff39\uff45\uff53\uff0c\uff08\uff13\uff09", 2),
+        ("Yes, the index is \uff08\uff14\uff09", None),  # out of range, full-width or not
     ],
 )
 def test_parse_stage1_response(text: str, expected: int | None) -> None:
@@ -201,6 +205,7 @@ def test_parse_yes_no() -> None:
     assert parse_yes_no("no, the label does not say so") is False
     assert parse_yes_no("Not sure") is None
     assert parse_yes_no("Nobody knows; yes") is True
+    assert parse_yes_no("\uff2e\uff4f\u3002") is False  # full-width "No."
 
 
 # ---------------------------------------------------------------------------------------------

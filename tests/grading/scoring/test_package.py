@@ -9,7 +9,17 @@ from pathlib import Path
 import grading.scoring
 
 ROOT = Path(__file__).resolve().parents[3]
-MODULES = ["aggregate", "evidence", "open_ended", "outcome", "reasoning", "relation", "text"]
+MODULES = [
+    "aggregate",
+    "evidence",
+    "matchers",
+    "open_ended",
+    "outcome",
+    "reasoning",
+    "relation",
+    "text",
+    "worldreasoner",
+]
 
 
 def test_grader_version() -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from grading.scoring import reasoning
 from grading.scoring.reasoning import Event, MatcherSettings, ReferenceIndex
-from grading.scoring.text import SEPARATOR, token_stream, tokenize, tokenize_many
+from ingestion.text import SEPARATOR, token_stream, tokenize, tokenize_many
 
 WORDS = ["budget", "vote", "bank", "rates", "the", "of", "U.S.", "don't", "Straße", "café", "a.b.", "3.5", "x", "rates"]
 D0 = dt.date(2026, 1, 1)

@@ -19,7 +19,7 @@ from grading.scoring.reasoning import (
     is_match,
     score_reasoning,
 )
-from grading.scoring.text import tokenize
+from ingestion.text import tokenize
 
 D = dt.date(2026, 2, 1)
 
@@ -211,10 +211,11 @@ def test_metrics_hand_computed() -> None:
 
 
 def test_empty_forecast_graph_and_empty_reference() -> None:
+    # No graph, no reasoning score: null, not 0.
     result = ReferenceIndex(REFERENCE).score([])
-    assert result.ker == 0.0
-    assert (result.event_precision, result.event_recall, result.event_f1) == (0.0, 0.0, 0.0)
-    assert result.temporal_mae_days is None
+    assert result.ker is None
+    assert (result.event_precision, result.event_recall, result.event_f1) == (None, None, None)
+    assert result.temporal_mae_days is None and result.matches == ()
     empty_ref = ReferenceIndex([]).score([fc("f", "anything")])
     assert empty_ref.ker is None and empty_ref.event_recall is None and empty_ref.event_precision == 0.0
     no_keys = ReferenceIndex([ref("h", "no impact", D)]).score([fc("f", "no impact")])
@@ -286,14 +287,17 @@ def forecast_graphs(draw: st.DrawFn) -> list[Event]:
 @given(reference_graphs(), forecast_graphs())
 def test_metrics_bounded(reference: list[Event], forecast: list[Event]) -> None:
     result = ReferenceIndex(reference).score(forecast)
+    if not forecast:
+        assert (result.ker, result.event_precision, result.event_recall, result.event_f1) == (None,) * 4
+        return
     assert result.ker is None or 0.0 <= result.ker <= 1.0
-    assert 0.0 <= result.event_precision <= 1.0
+    assert result.event_precision is not None and 0.0 <= result.event_precision <= 1.0
     assert result.event_recall is None or 0.0 <= result.event_recall <= 1.0
-    assert 0.0 <= result.event_f1 <= 1.0
+    assert result.event_f1 is not None and 0.0 <= result.event_f1 <= 1.0
     assert len({m.forecast_id for m in result.matches}) == len(result.matches)
     assert len({m.reference_id for m in result.matches}) == len(result.matches)
     for m in result.matches:
-        assert m.score >= 0.45 - 1e-9 and abs(m.day_diff) <= 7
+        assert m.score >= 0.45 - 1e-9 and m.day_diff is not None and abs(m.day_diff) <= 7
         assert 0.0 <= m.bm25_rs <= 1.0 + 1e-12 and 0.0 <= m.token_f1 <= 1.0 + 1e-12
     if result.temporal_mae_days is not None:
         assert 0.0 <= result.temporal_mae_days <= 7.0
@@ -307,7 +311,7 @@ def test_perfect_forecast_scores_best(reference: list[Event], forecast: list[Eve
     other = index.score(forecast)
     if perfect.ker is not None:
         assert perfect.ker == 1.0
-        assert other.ker is not None and other.ker <= perfect.ker
+        assert other.ker is None if not forecast else (other.ker is not None and other.ker <= perfect.ker)
     assert perfect.event_precision == 1.0 and perfect.event_recall == 1.0 and perfect.event_f1 == 1.0
     assert perfect.temporal_mae_days == 0.0
-    assert other.event_f1 <= perfect.event_f1
+    assert other.event_f1 is None if not forecast else other.event_f1 <= perfect.event_f1

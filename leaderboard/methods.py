@@ -1,0 +1,183 @@
+"""The methods text: one Markdown template for the /methods/ page and for docs/methods.md.
+
+``templates/leaderboard/methods.md`` is rendered with the constants the grading and standings code
+applies, the settings in effect and worked examples computed by the scoring functions themselves
+(:mod:`leaderboard.methods_examples`). The page turns that Markdown into HTML with markdown-it-py;
+``python manage.py methods_doc`` writes it to ``docs/methods.md``, and a test fails when the file in
+the repository differs from what the code renders. So the page, the file and the code say the same.
+
+The settings the text reads are environment variables of the same name. ``docs/methods.md``
+documents the values that ship, so it is written only when none of them is overridden in the
+environment (:func:`overridden_settings`); a site's own /methods/ page shows the values it runs with.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import fields
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Final
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils.html import escape
+from markdown_it import MarkdownIt
+from mdit_py_plugins.anchors import anchors_plugin
+
+from grading.scoring import GRADER_VERSION
+from grading.scoring import outcome as outcome_rules
+from grading.scoring.matchers import MATCHER_CATALOGUE
+from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
+from grading.scoring.reasoning import DEFAULT_RATIONALE, MatcherSettings
+from grading.scoring.relation import KL_EPSILON
+from grading.scoring.semantic import MODEL_NAME, SEMANTIC_MATCHER_VERSION, SEMANTIC_THRESHOLD
+from ingestion.text import STOPWORDS
+from leaderboard import methods_examples
+from leaderboard import standings as maths
+from leaderboard.selectors.grades import matcher_settings
+from leaderboard.selectors.standings import METRIC_LABELS
+from leaderboard.services.predictions import PROBABILITY_SUM_TOLERANCE
+
+TEMPLATE: Final = "leaderboard/methods.md"
+DOC_PATH: Final = Path(settings.BASE_DIR) / "docs" / "methods.md"
+REGENERATE: Final = "python manage.py methods_doc"
+
+# The settings the text reads; each is also the name of the environment variable that sets it.
+METHODS_SETTINGS: Final = (
+    "HINDSIGHT_MATCHER",
+    "HINDSIGHT_MATCHER_THRESHOLD",
+    "HINDSIGHT_MATCHER_DATE_WINDOW_DAYS",
+    "HINDSIGHT_MATCHER_BM25_WEIGHT",
+    "HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT",
+    "HINDSIGHT_KEY_EVENTS_TOP_K",
+    "HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD",
+    "HINDSIGHT_LEXICAL_JUDGE_THRESHOLD",
+    "HINDSIGHT_JUDGE_EVIDENCE_ARTICLES",
+    "HINDSIGHT_EVIDENCE_WINDOW_DAYS",
+    "HINDSIGHT_GRAPH_MIN_DEPTH",
+    "HINDSIGHT_GRAPH_MIN_EVENTS",
+    "HINDSIGHT_GRAPH_MIN_SOURCES",
+    "HINDSIGHT_GRAPH_MIN_LINKS",
+    "HINDSIGHT_GRAPH_MIN_LINK_CONFIDENCE",
+    "HINDSIGHT_GRAPH_MIN_LINK_STRENGTH",
+    "HINDSIGHT_GRAPH_BUDGET",
+    "HINDSIGHT_MIN_RANKED_N",
+)
+
+
+def overridden_settings() -> list[str]:
+    """The settings of the text that the environment overrides (docs/methods.md wants none)."""
+    return [name for name in METHODS_SETTINGS if name in os.environ]
+
+
+def _mark(element_id: str, text: object, *, html: bool, tag: str = "span") -> str:
+    """``text`` with an element id on the page (tests and links find it); plain in the Markdown file."""
+    if not html:
+        return str(text)
+    return f'<{tag} id="{element_id}">{escape(str(text))}</{tag}>'
+
+
+def _wrap(element_id: str, *, html: bool) -> tuple[str, str]:
+    """An HTML block around a Markdown table on the page (blank lines keep the table Markdown)."""
+    if not html:
+        return "", ""
+    return f'<div id="{element_id}">\n', "\n</div>"
+
+
+def methods_context(*, html: bool) -> dict[str, Any]:
+    """Everything the template prints, as text."""
+    num = methods_examples.num
+    configured = matcher_settings()
+    defaults = MatcherSettings()
+    matcher_open, matcher_close = _wrap("matcher-settings", html=html)
+    settings_open, settings_close = _wrap("settings-in-use", html=html)
+    matchers_open, matchers_close = _wrap("matchers", html=html)
+    return {
+        "grader_version": _mark("grader-version", GRADER_VERSION, html=html, tag="code"),
+        "matcher_version": _mark("matcher-version", configured.version, html=html, tag="code"),
+        "matcher_name": _mark("matcher-name", configured.matcher, html=html, tag="code"),
+        "log_clip": _mark("log-clip", repr(outcome_rules.LOG_CLIP), html=html),
+        "log_clip_hi": repr(1 - outcome_rules.LOG_CLIP),
+        "worst_log": num(math.log(outcome_rules.LOG_CLIP), 2),
+        "sum_tolerance": repr(outcome_rules.PROBABILITY_SUM_TOLERANCE),
+        "submit_sum_tolerance": repr(PROBABILITY_SUM_TOLERANCE),
+        "point_tolerance_pct": num(outcome_rules.POINT_RELATIVE_TOLERANCE * 100, 0),
+        "kl_epsilon": repr(KL_EPSILON),
+        "lexical_threshold": num(settings.HINDSIGHT_LEXICAL_JUDGE_THRESHOLD),
+        "lexical_default": num(DEFAULT_LEXICAL_THRESHOLD),
+        "judge_articles": settings.HINDSIGHT_JUDGE_EVIDENCE_ARTICLES,
+        "evidence_window_days": settings.HINDSIGHT_EVIDENCE_WINDOW_DAYS,
+        "stopword_count": len(STOPWORDS),
+        "matcher": configured,
+        "text_fields": " and ".join(configured.text_fields.split("+")),
+        "matcher_rows": [
+            (f.name, getattr(configured, f.name), getattr(defaults, f.name)) for f in fields(MatcherSettings)
+        ],
+        "matchers": MATCHER_CATALOGUE,
+        "matchers_open": matchers_open,
+        "matchers_close": matchers_close,
+        "default_rationale": DEFAULT_RATIONALE,
+        "matcher_open": matcher_open,
+        "matcher_close": matcher_close,
+        "semantic_threshold": num(settings.HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD, 2),
+        "semantic_default": num(SEMANTIC_THRESHOLD, 2),
+        "semantic_model": MODEL_NAME,
+        "semantic_version": SEMANTIC_MATCHER_VERSION,
+        "graph": {
+            "depth": settings.HINDSIGHT_GRAPH_MIN_DEPTH,
+            "events": settings.HINDSIGHT_GRAPH_MIN_EVENTS,
+            "sources": settings.HINDSIGHT_GRAPH_MIN_SOURCES,
+            "links": settings.HINDSIGHT_GRAPH_MIN_LINKS,
+            "confidence": num(settings.HINDSIGHT_GRAPH_MIN_LINK_CONFIDENCE, 2),
+            "strength": num(settings.HINDSIGHT_GRAPH_MIN_LINK_STRENGTH, 2),
+            "budget": settings.HINDSIGHT_GRAPH_BUDGET,
+        },
+        "resamples": f"{maths.BOOTSTRAP_RESAMPLES:,}",
+        "seed": maths.BOOTSTRAP_SEED,
+        "confidence_pct": num(maths.CONFIDENCE * 100, 0),
+        "lower_pct": num(50 * (1 - maths.CONFIDENCE), 1),
+        "upper_pct": num(100 - 50 * (1 - maths.CONFIDENCE), 1),
+        "tie_tolerance": repr(maths._TIE_TOLERANCE),
+        "exact_below": maths._EXACT_BELOW,
+        "min_n": _mark("min-n", settings.HINDSIGHT_MIN_RANKED_N, html=html, tag="strong"),
+        "rank_metrics": [METRIC_LABELS[m] for m in maths.RANK_METRICS],
+        "metrics": [(m, METRIC_LABELS[m], "lower" if m in maths.LOWER_IS_BETTER else "higher") for m in maths.METRICS],
+        "horizons": [(b, maths.HORIZON_LABELS[b]) for b, _ in maths.HORIZON_BUCKETS],
+        "baselines": {b: maths.BASELINE_LABELS[b] for b in maths.BASELINES},
+        "settings_rows": [(name, getattr(settings, name)) for name in METHODS_SETTINGS],
+        "settings_open": settings_open,
+        "settings_close": settings_close,
+        "ex": methods_examples.all_examples(),
+    }
+
+
+def methods_markdown(*, html: bool = False) -> str:
+    """The methods as Markdown (``html=True`` adds the page's element ids)."""
+    text = render_to_string(TEMPLATE, methods_context(html=html))
+    # Template tags leave runs of blank lines; Markdown needs one.
+    lines: list[str] = []
+    for line in text.strip().splitlines():
+        line = line.rstrip()
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+@lru_cache(maxsize=1)
+def _renderer() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": True}).enable("table").use(anchors_plugin, min_level=2, max_level=3)
+
+
+def methods_html() -> str:
+    """The methods as HTML for the page (headings carry GitHub-style ids, so links match the file's).
+
+    The text depends only on the code and on METHODS_SETTINGS, so it is rendered once per set of values.
+    """
+    return _html_for(tuple(repr(getattr(settings, name)) for name in METHODS_SETTINGS))
+
+
+@lru_cache(maxsize=4)
+def _html_for(values: tuple[str, ...]) -> str:
+    return _renderer().render(methods_markdown(html=True))
