@@ -12,10 +12,7 @@ text is sent as is, so a caller that serialised a value once does not pay for it
 ``staging_table`` holds copied rows that may clash with stored ones, for an INSERT ... ON
 CONFLICT; ``copy_rows_skipping_clashes`` uses it to leave such rows out.
 ``sequence_values_meanwhile`` takes new keys for rows to be copied from a table's sequence
-while the client prepares them. ``deferred_checks_meanwhile`` moves a bulk write's
-foreign-key checks off the commit: Django creates foreign keys DEFERRABLE INITIALLY DEFERRED,
-so every copied row queues a check that PostgreSQL otherwise runs one after another at COMMIT
-while the client waits.
+while the client prepares them.
 """
 
 from __future__ import annotations
@@ -209,31 +206,6 @@ def _pipeline_cursor() -> Iterator[Any]:
     raw_connection = connection.connection
     with connection.wrap_database_errors, raw_connection.pipeline(), raw_connection.cursor() as cursor:
         yield cursor
-
-
-@contextmanager
-def deferred_checks_meanwhile() -> Iterator[None]:
-    """Have PostgreSQL run the current transaction's pending deferred constraint checks while
-    the block runs, instead of at commit.
-
-    The two statements go out in pipeline mode: ``SET CONSTRAINTS ALL IMMEDIATE`` makes the
-    server check every row queued so far (SQL's rule for a constraint switched to immediate),
-    and ``SET CONSTRAINTS ALL DEFERRED`` puts later writes back on the commit-time rule. The
-    client does not wait for either until the block ends, so the checks cost nothing when the
-    block has Python work to do (preparing the next rows, say). A query inside the block still
-    works but first waits for the checks, which defeats the purpose. A violation raises
-    Django's ``IntegrityError`` as the block ends and the transaction is lost, as it would be at
-    commit; no check is skipped (a constraint declared DEFERRABLE INITIALLY IMMEDIATE, which
-    this project has none of, would merely be checked at commit from then on). Outside a
-    transaction, or on another database, it does nothing.
-    """
-    if connection.vendor != "postgresql" or not connection.in_atomic_block:
-        yield
-        return
-    with _pipeline_cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        yield
 
 
 @contextmanager

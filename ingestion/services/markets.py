@@ -48,7 +48,6 @@ from ingestion.models import Market, PricePoint, Question, Resolution, Source
 from ingestion.pgcopy import (
     copy_rows,
     copy_rows_skipping_clashes,
-    deferred_checks_meanwhile,
     model_copy_rows,
     sequence_values_meanwhile,
     staging_table,
@@ -687,29 +686,25 @@ def market_questions_sync(
     new_questions: list[dict[str, Any]] = []
     relink: list[tuple[int, int]] = []
     to_sync: list[tuple[int, MarketRecord]] = []
-    # Python only until the inserts: meanwhile the server checks the foreign keys of the
-    # thousands of market and price rows this poll has copied, which would otherwise hold up
-    # the commit.
-    with deferred_checks_meanwhile():
-        for qid, record in qids.items():
-            market_id = market_ids[record.external_id]
-            question = questions.get(qid)
-            if question is None:
-                if not selection.accepts(record, now=now):
-                    continue
-                try:
-                    new_questions.append(
-                        _new_question_values(record=record, market_id=market_id, selection=selection, now=now)
-                    )
-                except ValidationError as exc:
-                    # A market whose question data is refused is reported, not fatal.
-                    result.problems.append(f"{record.platform} market {record.external_id}: question refused: {exc}")
+    for qid, record in qids.items():
+        market_id = market_ids[record.external_id]
+        question = questions.get(qid)
+        if question is None:
+            if not selection.accepts(record, now=now):
                 continue
-            if question.market_id != market_id:
-                relink.append((question.pk, market_id))
-            if _needs_change(question=question, record=record, current=currents.get(question.pk)):
-                to_sync.append((question.pk, record))
-        prepared = _prepare_questions(new_questions)
+            try:
+                new_questions.append(
+                    _new_question_values(record=record, market_id=market_id, selection=selection, now=now)
+                )
+            except ValidationError as exc:
+                # A market whose question data is refused is reported, not fatal.
+                result.problems.append(f"{record.platform} market {record.external_id}: question refused: {exc}")
+            continue
+        if question.market_id != market_id:
+            relink.append((question.pk, market_id))
+        if _needs_change(question=question, record=record, current=currents.get(question.pk)):
+            to_sync.append((question.pk, record))
+    prepared = _prepare_questions(new_questions)
     if new_questions:
         _insert_questions(prepared)
         result.questions_created = len(new_questions)
