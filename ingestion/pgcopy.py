@@ -11,8 +11,6 @@ text is sent as is, so a caller that serialised a value once does not pay for it
 
 ``staging_table`` holds copied rows that may clash with stored ones, for an INSERT ... ON
 CONFLICT; ``copy_rows_skipping_clashes`` uses it to leave such rows out.
-``sequence_values_meanwhile`` takes new keys for rows to be copied from a table's sequence
-while the client prepares them.
 """
 
 from __future__ import annotations
@@ -195,32 +193,3 @@ def model_copy_rows(model: type[Model], values: Sequence[Mapping[str, Any]]) -> 
                 prepared.append(left_out)
         rows.append(tuple(prepared))
     return [str(f.column) for f in fields], rows
-
-
-@contextmanager
-def _pipeline_cursor() -> Iterator[Any]:
-    """A psycopg cursor on the current connection in pipeline mode: statements go out as they
-    are executed and their results are waited for only when read, or when the block ends.
-    Errors come out as Django's exceptions."""
-    connection.ensure_connection()
-    raw_connection = connection.connection
-    with connection.wrap_database_errors, raw_connection.pipeline(), raw_connection.cursor() as cursor:
-        yield cursor
-
-
-@contextmanager
-def sequence_values_meanwhile(*, table: str, count: int) -> Iterator[Callable[[], list[int]]]:
-    """``count`` new values of the sequence behind ``table``'s ``id``, for rows copied with
-    their keys. The query goes out in pipeline mode as the block starts, and the yielded
-    function returns the values, waiting for them only if the server has not answered yet, so
-    the Python work of the block hides the server's. The sequence is found in the same query,
-    and its values are the table's own: no other writer can be given them. A query inside the
-    block works but first waits for this one."""
-    with _pipeline_cursor() as cursor:
-        cursor.execute(
-            # Materialised, or the planner would look the sequence up again for every value.
-            "WITH serial AS MATERIALIZED (SELECT pg_get_serial_sequence(%s, 'id')::regclass AS sequence) "
-            "SELECT nextval(sequence) FROM serial, generate_series(1, %s)",
-            [connection.ops.quote_name(table), count],
-        )
-        yield lambda: [value for (value,) in cursor.fetchall()]

@@ -15,15 +15,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import orjson
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import F, Window
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import RowNumber
@@ -49,7 +48,6 @@ from ingestion.pgcopy import (
     copy_rows,
     copy_rows_skipping_clashes,
     model_copy_rows,
-    sequence_values_meanwhile,
     staging_table,
 )
 from ingestion.polls import PollReport
@@ -284,19 +282,7 @@ class _MarketWrite:
     platform: str
     external_id: str
     source_id: int | None
-    record: MarketRecord
-    # Not stored when the call began: inserted, unless another source stores it meanwhile.
-    new: bool
-    # Computed when the write is decided for a stored market; for a new one only as its row is
-    # copied, so that on PostgreSQL the serialising overlaps the server's work on earlier rows.
-    known: _MarketContent | None = None
-
-    @property
-    def content(self) -> _MarketContent:
-        # Not kept for a new market: its serialised payload is dropped as soon as its row is
-        # sent, and holding thousands of them costs more in allocation than recomputing the
-        # rare second use (the upsert fallback).
-        return self.known if self.known is not None else _MarketContent(self.record)
+    content: _MarketContent
 
 
 def _many(values: Iterable[str]) -> Any:
@@ -335,79 +321,46 @@ def market_upsert_many(*, source: Source | None, records: Iterable[MarketRecord]
     stored = _stored_markets(by_key)
     source_id = source.pk if source is not None else None
     to_write: list[_MarketWrite] = []
-    # The call's markets stored before it, whose prices are compared with the stored ones.
-    known: list[tuple[str, MarketRecord]] = []
-    # On PostgreSQL the new markets' keys are taken from the sequence while the writes are sorted.
-    with _new_market_keys(len(by_key) - len(stored)) as new_keys:
-        for key, record in by_key.items():
-            found = stored.get(key)
-            owner: int | None = None
-            content: _MarketContent | None = None
-            if found is not None:
-                known.append((key[1], record))
-                pk, old_digest, owner = found
-                result.market_ids[key[1]] = pk
-                content = _MarketContent(record)
-                if old_digest == content.digest and (owner is not None or source_id is None):
-                    result.unchanged += 1
-                    continue
-                result.updated += 1
-            else:
-                result.created += 1
-                result.created_ids.add(key[1])
-            result.changed.add(key[1])
-            # The first source to list a market keeps it; two overlapping sources must not flip it
-            # back and forth on every poll.
-            to_write.append(
-                _MarketWrite(
-                    platform=key[0],
-                    external_id=key[1],
-                    source_id=owner if owner is not None else source_id,
-                    record=record,
-                    new=found is None,
-                    known=content,
-                )
+    for key, record in by_key.items():
+        found = stored.get(key)
+        owner: int | None = None
+        content = _MarketContent(record)
+        if found is not None:
+            pk, old_digest, owner = found
+            result.market_ids[key[1]] = pk
+            if old_digest == content.digest and (owner is not None or source_id is None):
+                result.unchanged += 1
+                continue
+            result.updated += 1
+        else:
+            result.created += 1
+            result.created_ids.add(key[1])
+        result.changed.add(key[1])
+        # The first source to list a market keeps it; two overlapping sources must not flip it
+        # back and forth on every poll.
+        to_write.append(
+            _MarketWrite(
+                platform=key[0],
+                external_id=key[1],
+                source_id=owner if owner is not None else source_id,
+                content=content,
             )
-        keys = new_keys()
-    # Markets whose prices cannot be stored yet: inserted by this call, not merely upserted.
-    fresh: set[int] = set()
-    # Price points of the markets in ``fresh``, when gathered as their rows were copied.
-    fresh_points: _Points = {}
+        )
     if to_write:
         if connection.vendor == "postgresql":
-            written, fresh = _copy_write_markets(to_write, keys=keys, points=fresh_points)
+            result.market_ids.update(_copy_upsert_markets(to_write))
         else:
-            written = _orm_upsert_markets(to_write)
-            fresh = {written[e] for e in result.created_ids if e in written}
-        result.market_ids.update(written)
+            result.market_ids.update(_orm_upsert_markets(to_write))
     if len(result.market_ids) < len(by_key):
         missing = [key for key in by_key if key[1] not in result.market_ids]
         for platform in {p for p, _ in missing}:
             # Backends that do not return keys from an upsert (SQLite before 3.35): look them up.
             ids = [e for p, e in missing if p == platform]
-            for external_id, pk in Market.objects.filter(platform=platform, external_id__in=ids).values_list(
-                "external_id", "pk"
-            ):
-                result.market_ids[external_id] = pk
-                if external_id in result.created_ids:
-                    fresh.add(pk)
-    # Every new market's points were gathered unless none were (no new market, another backend,
-    # or the upsert fallback).
-    pending = known if fresh_points else [(e, r) for (_, e), r in by_key.items()]
-    result.prices_added = _store_prices(records=pending, result=result, fresh=fresh, fresh_points=fresh_points)
+            result.market_ids.update(
+                Market.objects.filter(platform=platform, external_id__in=ids).values_list("external_id", "pk")
+            )
+    result.prices_added = _store_prices(records=[(e, r) for (_, e), r in by_key.items()], result=result)
     return result
-
-
-@contextmanager
-def _new_market_keys(count: int) -> Iterator[Callable[[], list[int]]]:
-    """The keys of ``count`` new markets: on PostgreSQL taken from the sequence by a query sent
-    as the block starts and read when the yielded function is called; elsewhere none, as the
-    upsert assigns them."""
-    if connection.vendor != "postgresql" or count <= 0:
-        yield list
-        return
-    with sequence_values_meanwhile(table=Market._meta.db_table, count=count) as values:
-        yield values
 
 
 def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
@@ -419,11 +372,10 @@ def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
                 platform=row.platform,
                 external_id=row.external_id,
                 source_id=row.source_id,
-                content_hash=content.digest,
-                **content.values,
+                content_hash=row.content.digest,
+                **row.content.values,
             )
             for row in rows
-            for content in (row.content,)
         ],
         update_conflicts=True,
         unique_fields=["platform", "external_id"],
@@ -457,65 +409,35 @@ def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
     )
 
 
-def _copy_write_markets(
-    rows: list[_MarketWrite], *, keys: list[int], points: _Points
-) -> tuple[dict[str, int], set[int]]:
-    """PostgreSQL: write markets with COPY, the new ones under ``keys`` (one per new row, from
-    the table's sequence). Returns external id -> key of every row, and the keys of the
-    markets inserted (rather than updated), whose price points it adds to ``points`` as their
-    rows are sent: the server is then still storing the rows already sent.
+def _copy_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
+    """PostgreSQL: write markets with binary COPY into a staging table and one INSERT ... ON
+    CONFLICT DO UPDATE, which keeps bulk_create's upsert semantics (a market another source
+    stored meanwhile is updated, not duplicated). Returns external id -> key of every row.
 
     Django's bulk_create spends most of a large poll preparing values field by field in Python;
-    binary COPY (``ingestion.pgcopy``) packs them as they are, the raw payload serialised once
-    for both its digest and its row. New markets (every market of a first poll) are copied
-    straight into the table under their keys; changed ones, and all of them should another
-    source have stored one of the new ones meanwhile, go through a staging table and one
-    INSERT ... ON CONFLICT DO UPDATE, which keeps bulk_create's upsert semantics."""
+    binary COPY packs them as they are, the raw payload serialised once for both its digest and
+    its row."""
     # Market.updated_at is auto_now: the wall clock, as bulk_create would set it.
     stamp = timezone.now()
-    table = Market._meta.db_table
-    quoted = connection.ops.quote_name(table)
+    quoted = connection.ops.quote_name(Market._meta.db_table)
     columns = ", ".join(_COPY_MARKET_COLUMNS)
-    new = [row for row in rows if row.new]
-    staged = [row for row in rows if not row.new]
-    ids: dict[str, int] = {}
-    fresh: set[int] = set()
-    if new:
-        try:
-            with transaction.atomic(), connection.cursor() as cursor:
-
-                def new_rows() -> Iterator[tuple[Any, ...]]:
-                    for pk, row in zip(keys, new, strict=True):
-                        yield (pk, *_market_copy_row(row, stamp=stamp))
-                        # A market inserted now has no stored price to compare with.
-                        _add_points(points, record=row.record, market_id=pk, latest={})
-
-                copy_rows(cursor, table=table, columns=("id", *_COPY_MARKET_COLUMNS), rows=new_rows())
-        except IntegrityError:
-            staged = rows
-            points.clear()
-        else:
-            ids.update((row.external_id, pk) for pk, row in zip(keys, new, strict=True))
-            fresh.update(keys)
-    if staged:
-        updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _COPY_MARKET_COLUMNS[2:])
-        with (
-            connection.cursor() as cursor,
-            staging_table(cursor, model=Market, columns=_COPY_MARKET_COLUMNS) as staging,
-        ):
-            copy_rows(
-                cursor,
-                table=staging,
-                types_of=table,
-                columns=_COPY_MARKET_COLUMNS,
-                rows=(_market_copy_row(r, stamp=stamp) for r in staged),
-            )
-            cursor.execute(
-                f"INSERT INTO {quoted} ({columns}) SELECT {columns} FROM {staging} "
-                f"ON CONFLICT (platform, external_id) DO UPDATE SET {updates} RETURNING external_id, id"
-            )
-            ids.update(cursor.fetchall())
-    return ids, fresh
+    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _COPY_MARKET_COLUMNS[2:])
+    with (
+        connection.cursor() as cursor,
+        staging_table(cursor, model=Market, columns=_COPY_MARKET_COLUMNS) as staging,
+    ):
+        copy_rows(
+            cursor,
+            table=staging,
+            types_of=Market._meta.db_table,
+            columns=_COPY_MARKET_COLUMNS,
+            rows=(_market_copy_row(row, stamp=stamp) for row in rows),
+        )
+        cursor.execute(
+            f"INSERT INTO {quoted} ({columns}) SELECT {columns} FROM {staging} "
+            f"ON CONFLICT (platform, external_id) DO UPDATE SET {updates} RETURNING external_id, id"
+        )
+        return dict(cursor.fetchall())
 
 
 # (market id, outcome, time) -> probability of the price points to store.
@@ -540,12 +462,9 @@ def _add_points(
         points.setdefault((market_id, outcome, price.time), probability)
 
 
-def _store_prices(
-    *, records: list[tuple[str, MarketRecord]], result: MarketStoreResult, fresh: set[int], fresh_points: _Points
-) -> int:
-    """Store the price points of the call's markets: ``fresh_points`` holds those gathered as
-    new markets were copied, and ``records`` (external id, record) are the markets whose points
-    are still to gather."""
+def _store_prices(*, records: list[tuple[str, MarketRecord]], result: MarketStoreResult) -> int:
+    """Store the price points of the call's markets (external id, record) and return how many
+    were new."""
     market_ids = result.market_ids
     # A snapshot repeats the listing, so an unchanged market has no new snapshot price, and a
     # market created just now has no stored price to compare with.
@@ -568,11 +487,16 @@ def _store_prices(
         if record.prices_are_snapshot and external_id not in result.changed:
             continue
         _add_points(points, record=record, market_id=market_ids[external_id], latest=latest)
-    if not points and not fresh_points:
+    if not points:
         return 0
     if connection.vendor == "postgresql":
-        return _copy_insert_prices(fresh_points=fresh_points, points=points, fresh=fresh)
-    return _orm_insert_prices({**fresh_points, **points}, fresh=fresh)
+        # Binary COPY leaving out the points already stored, counted exactly.
+        with connection.cursor() as cursor:
+            return copy_rows_skipping_clashes(
+                cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS, rows=[(*key, p) for key, p in points.items()]
+            )
+    # SQLite writes one transaction at a time: a market this call created has no prices yet.
+    return _orm_insert_prices(points, fresh={market_ids[e] for e in result.created_ids})
 
 
 def _orm_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fresh: set[int]) -> int:
@@ -593,22 +517,6 @@ def _orm_insert_prices(points: Mapping[tuple[int, str, datetime], float], *, fre
         batch_size=2000,
     )
     return len(points) - len(known) + (around.count() - before if around is not None else 0)
-
-
-def _copy_insert_prices(*, fresh_points: _Points, points: _Points, fresh: set[int]) -> int:
-    """PostgreSQL: the points of markets this call inserted cannot exist yet and are copied
-    straight in; the others are copied leaving out those already stored, and counted exactly."""
-    table = PricePoint._meta.db_table
-    direct = [*fresh_points.items(), *((key, p) for key, p in points.items() if key[0] in fresh)]
-    others = [(m, o, t, p) for (m, o, t), p in points.items() if m not in fresh]
-    added = 0
-    with connection.cursor() as cursor:
-        if direct:
-            copy_rows(cursor, table=table, columns=_COPY_PRICE_COLUMNS, rows=((*key, p) for key, p in direct))
-            added += len(direct)
-        if others:
-            added += copy_rows_skipping_clashes(cursor, model=PricePoint, columns=_COPY_PRICE_COLUMNS, rows=others)
-    return added
 
 
 def question_external_id(*, platform: str, external_id: str) -> str:
