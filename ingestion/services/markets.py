@@ -47,7 +47,6 @@ from ingestion.models import Market, PricePoint, Question, Resolution, Source
 from ingestion.pgcopy import (
     copy_rows,
     copy_rows_skipping_clashes,
-    model_copy_rows,
     staging_table,
 )
 from ingestion.polls import PollReport
@@ -612,9 +611,9 @@ def market_questions_sync(
             relink.append((question.pk, market_id))
         if _needs_change(question=question, record=record, current=currents.get(question.pk)):
             to_sync.append((question.pk, record))
-    prepared = _prepare_questions(new_questions)
     if new_questions:
-        _insert_questions(prepared)
+        # A question created meanwhile by someone else fails the poll on the unique external id.
+        Question.objects.bulk_create([Question(**values) for values in new_questions], batch_size=500)
         result.questions_created = len(new_questions)
     for question_id, market_id in relink:
         Question.objects.filter(pk=question_id).update(market_id=market_id, updated_at=timezone.now())
@@ -628,37 +627,6 @@ def market_questions_sync(
             except ValidationError as exc:
                 result.problems.append(f"{record.platform} market {record.external_id}: resolution refused: {exc}")
     return result
-
-
-@dataclass
-class _PreparedQuestions:
-    # Elsewhere than on PostgreSQL: unsaved instances for bulk_create.
-    instances: list[Question] = field(default_factory=list)
-    # PostgreSQL: the values of ``columns`` per question, ready for COPY.
-    columns: list[str] = field(default_factory=list)
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
-
-
-def _prepare_questions(questions: list[dict[str, Any]]) -> _PreparedQuestions:
-    """New questions' column values (from their field values), prepared as bulk_create would
-    prepare them; on PostgreSQL without a model instance per question, which would cost more
-    than the rest of the question's preparation. Uses no database query."""
-    if connection.vendor != "postgresql":
-        return _PreparedQuestions(instances=[Question(**values) for values in questions])
-    if not questions:
-        return _PreparedQuestions()
-    columns, rows = model_copy_rows(Question, questions)
-    return _PreparedQuestions(columns=columns, rows=rows)
-
-
-def _insert_questions(prepared: _PreparedQuestions) -> None:
-    """Insert new questions: by COPY on PostgreSQL, by bulk_create elsewhere. A question created
-    meanwhile by someone else still fails the poll on the unique external id."""
-    if connection.vendor != "postgresql":
-        Question.objects.bulk_create(prepared.instances, batch_size=500)
-        return
-    with connection.cursor() as cursor:
-        copy_rows(cursor, table=Question._meta.db_table, columns=prepared.columns, rows=prepared.rows)
 
 
 def _needs_change(*, question: Question, record: MarketRecord, current: Resolution | None) -> bool:
