@@ -24,7 +24,6 @@ import orjson
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.db.models import F, Window
-from django.db.models.expressions import RawSQL
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -284,23 +283,12 @@ class _MarketWrite:
     content: _MarketContent
 
 
-def _many(values: Iterable[str]) -> Any:
-    """The right-hand side of an ``__in`` filter over thousands of strings. On PostgreSQL one
-    parameter holding them as a JSON array: a placeholder per value costs Django and the driver
-    more than the query, and a Python list passed as an array is dumped value by value, where
-    orjson writes the whole list at once."""
-    values = list(values)
-    if connection.vendor == "postgresql":
-        return RawSQL("SELECT json_array_elements_text(%s::json)", [orjson.dumps(values).decode()])
-    return values
-
-
 def _stored_markets(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple[int, str, int | None]]:
     """(platform, external id) -> (pk, content hash, owning source) of the stored ones, in one
     query. Only keys and hashes: loading the stored raw payloads would cost as much as writing them."""
     wanted = set(keys)
     rows = Market.objects.filter(
-        platform__in={p for p, _ in wanted}, external_id__in=_many({e for _, e in wanted})
+        platform__in={p for p, _ in wanted}, external_id__in={e for _, e in wanted}
     ).values_list("platform", "external_id", "pk", "content_hash", "source_id")
     return {(p, e): (pk, digest, owner) for p, e, pk, digest, owner in rows if (p, e) in wanted}
 
@@ -588,7 +576,7 @@ def market_questions_sync(
     resolution in line with its market. Call inside the poll's transaction."""
     result = QuestionSyncResult()
     qids = {question_external_id(platform=r.platform, external_id=r.external_id): r for r in records}
-    questions = {q.external_id: q for q in Question.objects.filter(external_id__in=_many(qids)).only(*_SYNC_FIELDS)}
+    questions = {q.external_id: q for q in Question.objects.filter(external_id__in=list(qids)).only(*_SYNC_FIELDS)}
     currents = question_current_resolutions(q.pk for q in questions.values())
     new_questions: list[dict[str, Any]] = []
     relink: list[tuple[int, int]] = []
