@@ -16,11 +16,11 @@ CONFLICT; ``copy_rows_skipping_clashes`` uses it to leave such rows out.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import connection
 from django.db.models import Model
 from psycopg.adapt import Dumper
 from psycopg.postgres import types as postgres_types
@@ -139,57 +139,3 @@ def copy_rows_skipping_clashes(
             "ON CONFLICT DO NOTHING"
         )
         return int(cursor.rowcount)
-
-
-# Callable defaults that return an equal, empty value on every call, so that one value serves a
-# whole batch; any other callable (a uuid4, a clock) is called per row, as bulk_create would.
-_EMPTY_DEFAULTS: tuple[Any, ...] = (list, dict, tuple, str)
-
-
-def model_copy_rows(model: type[Model], values: Sequence[Mapping[str, Any]]) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """The columns and COPY rows of new ``model`` instances, given as field values by attribute
-    name (``market_id``, not ``market``), prepared as ``bulk_create`` prepares them but without
-    building a model instance per row: a field a row leaves out takes its default, and
-    auto_now / auto_now_add take the time of the call (even over a given value), both computed
-    once for the batch. An attribute name the model does not have raises TypeError, as the
-    model would. Not for fields whose pre_save does more than stamp (FileField), which need
-    an instance."""
-    # As bulk_create: every concrete column but a database-assigned key and generated columns.
-    fields = [f for f in model._meta.concrete_fields if f is not model._meta.auto_field and not f.generated]
-    known = {f.attname for f in fields}
-    for row in values:
-        unknown = set(row) - known
-        if unknown:
-            raise TypeError(f"{model.__name__} has no field {', '.join(sorted(unknown))}")
-    # The connection itself: every attribute read through the ``connection`` proxy costs a
-    # lookup of the current one, and fields read several per value.
-    database = connections[DEFAULT_DB_ALIAS]
-    # What a field holds when a row leaves it out, read from one unsaved instance as
-    # bulk_create's pre_save reads it from each.
-    probe = model()
-    # Per field: the attribute name a row may set (None for auto_now / auto_now_add, whose stamp
-    # overrides a given value, as in pre_save), value preparation, the default to call per row
-    # (or None), and the prepared value of a row that leaves the field out.
-    plan: list[tuple[str | None, Callable[..., Any], Callable[[], Any] | None, Any]] = []
-    for f in fields:
-        stamped = bool(getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False))
-        if callable(f.default) and f.default not in _EMPTY_DEFAULTS and not stamped:
-            plan.append((f.attname, f.get_db_prep_save, f.get_default, None))
-            continue
-        left_out = f.get_db_prep_save(f.pre_save(probe, add=True), connection=database)
-        if isinstance(left_out, (Json, Jsonb)):
-            # Serialised once for every row that shares it.
-            left_out = _json_text(left_out)
-        plan.append((None if stamped else f.attname, f.get_db_prep_save, None, left_out))
-    rows: list[tuple[Any, ...]] = []
-    for row in values:
-        prepared: list[Any] = []
-        for attname, prep, default, left_out in plan:
-            if attname is not None and attname in row:
-                prepared.append(prep(row[attname], connection=database))
-            elif default is not None:
-                prepared.append(prep(default(), connection=database))
-            else:
-                prepared.append(left_out)
-        rows.append(tuple(prepared))
-    return [str(f.column) for f in fields], rows

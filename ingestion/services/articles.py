@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import transaction
 from django.db.models import Q
 
 from ingestion.canonical import InvalidURL, canonical_url, content_hash
 from ingestion.models import Article, Source
-from ingestion.pgcopy import copy_rows, copy_rows_skipping_clashes, model_copy_rows
 
 # Rows per existence query, and per INSERT on SQLite: well under its parameter limit.
 BATCH_SIZE = 500
@@ -180,26 +179,18 @@ def _stored_article_keys(*, urls: list[str], hashes: list[str]) -> tuple[dict[st
 
 
 def _insert_articles(values: list[dict[str, Any]]) -> int:
-    """Insert new articles (field values by attribute name) and return how many were stored;
-    one that another poll stored meanwhile (same URL or content hash) is left out."""
+    """Insert new articles (field values by attribute name, all of one source and fetch) and
+    return how many were stored; one that another poll stored meanwhile (same URL or content
+    hash) is left out and not counted."""
     if not values:
         return 0
-    if connection.vendor != "postgresql":
-        # ignore_conflicts: another poll storing the same story at this moment must not abort
-        # this one's transaction; its copy wins and ours is dropped.
-        Article.objects.bulk_create([Article(**v) for v in values], batch_size=BATCH_SIZE, ignore_conflicts=True)
-        return len(values)
-    # Binary COPY stores a first poll's articles in about half the time of bulk_create's INSERTs.
-    # COPY cannot skip a clash, so should another poll
-    # have stored one of these stories since the lookup, the rows are copied again in a way
-    # that leaves the clashing ones out and counts the others.
-    columns, rows = model_copy_rows(Article, values)
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            copy_rows(cursor, table=Article._meta.db_table, columns=columns, rows=rows)
-    except IntegrityError:
-        pass
-    else:
-        return len(rows)
-    with connection.cursor() as cursor:
-        return copy_rows_skipping_clashes(cursor, model=Article, columns=columns, rows=rows)
+    # ignore_conflicts: another poll storing the same story at this moment must not abort this
+    # one's transaction; its copy wins and ours is dropped.
+    Article.objects.bulk_create([Article(**v) for v in values], batch_size=BATCH_SIZE, ignore_conflicts=True)
+    # Ours are the rows under our URLs from this source's fetch: a dropped one left its URL
+    # empty (a clash on the content hash) or to another poll's row.
+    urls = [v["url"] for v in values]
+    mine = Article.objects.filter(source_id=values[0]["source_id"], fetched_at=values[0]["fetched_at"])
+    return sum(
+        mine.filter(url__in=urls[start : start + BATCH_SIZE]).count() for start in range(0, len(urls), BATCH_SIZE)
+    )

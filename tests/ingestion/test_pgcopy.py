@@ -1,23 +1,19 @@
 """Binary COPY (PostgreSQL) writes exactly what the ORM would: JSON given as text, as bytes or
 as Django's prepared ``Json``/``Jsonb`` value (into json and jsonb columns), aware datetimes, NULLs and awkward text all read back
 equal; a staging copy of a table takes that table's column types; a bad column or value is
-refused with a message naming it, and nothing of the batch is kept. Rows prepared from field
-values (``model_copy_rows``) store what ``bulk_create`` of the same values stores."""
+refused with a message naming it, and nothing of the batch is kept."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 import pytest
-import time_machine
 from django.db import DataError, IntegrityError, connection, transaction
-from django.forms.models import model_to_dict
 from psycopg.types.json import Json, Jsonb
 
-from ingestion.models import Market, Question
-from ingestion.pgcopy import copy_rows, model_copy_rows
-from leaderboard.models import ReplaySession
-from tests.factories import AgentFactory, MarketFactory, QuestionFactory, SourceFactory
+from ingestion.models import Market
+from ingestion.pgcopy import copy_rows
+from tests.factories import SourceFactory
 from tests.ingestion.conftest import NOW
 
 pytestmark = [
@@ -110,56 +106,3 @@ def test_a_duplicate_key_fails_the_whole_copy() -> None:
     ):
         copy_rows(cursor, table=Market._meta.db_table, columns=COLUMNS, rows=rows)
     assert not Market.objects.exists()
-
-
-def test_rows_from_field_values_store_what_bulk_create_stores() -> None:
-    market = MarketFactory()
-    given = [
-        {
-            "external_id": "copied:1",
-            "title": AWKWARD,
-            "type": Question.Type.MULTIPLE_CHOICE,
-            "options": ["A", "B", "C"],
-            "attribution": {"source": "Polymarket", "nested": [1, None, "ü"]},
-            "open_at": NOW,
-            "close_at": NOW + timedelta(days=9),
-            "market_id": market.pk,
-            # auto_now_add stamps the row whatever it is given, as pre_save does.
-            "created_at": NOW - timedelta(days=400),
-        },
-        {
-            "external_id": "copied:2",
-            "title": "Defaults for the rest",
-            "type": Question.Type.BINARY,
-            "open_at": NOW,
-            "close_at": NOW + timedelta(days=1),
-        },
-    ]
-    later = NOW + timedelta(hours=5)
-    with time_machine.travel(later, tick=False):
-        columns, rows = model_copy_rows(Question, given)
-        with connection.cursor() as cursor:
-            copy_rows(cursor, table=Question._meta.db_table, columns=columns, rows=rows)
-        Question.objects.bulk_create(
-            [Question(**{**values, "external_id": values["external_id"].replace("copied", "orm")}) for values in given]
-        )
-    for number in (1, 2):
-        copied = Question.objects.get(external_id=f"copied:{number}")
-        orm = Question.objects.get(external_id=f"orm:{number}")
-        assert copied.created_at == copied.updated_at == later == orm.created_at
-        assert model_to_dict(copied, exclude=["id", "external_id"]) == model_to_dict(orm, exclude=["id", "external_id"])
-    assert Question.objects.get(external_id="copied:1").options == ["A", "B", "C"]
-    assert Question.objects.get(external_id="copied:2").background_events == []
-
-
-def test_an_unknown_field_is_named_and_a_callable_default_is_called_per_row() -> None:
-    with pytest.raises(TypeError, match="Question has no field market, nonsense"):
-        model_copy_rows(Question, [{"title": "t"}, {"nonsense": 1, "market": None}])
-    agent, question = AgentFactory(), QuestionFactory()
-    values = {"agent_id": agent.pk, "question_id": question.pk, "simulated_at": NOW, "created_at": NOW}
-    columns, rows = model_copy_rows(ReplaySession, [values, values])
-    keys = [row[columns.index("id")] for row in rows]
-    assert keys[0] != keys[1]
-    with connection.cursor() as cursor:
-        copy_rows(cursor, table=ReplaySession._meta.db_table, columns=columns, rows=rows[:1])
-    assert ReplaySession.objects.get().pk == keys[0]
