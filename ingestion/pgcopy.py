@@ -5,9 +5,9 @@ with the columns' types known up front lets psycopg's C dumpers pack each value 
 costs a fifth of the client time on wide rows (measured on the market rows of a poll). The types
 come from the catalog, once per table and column list.
 
-json and jsonb columns take JSON text (``bytes`` or ``str``, e.g. already serialised for a
-content digest) or the ``Json``/``Jsonb`` wrappers Django's ``get_db_prep_save`` returns; the
-text is sent as is, so a caller that serialised a value once does not pay for it twice.
+jsonb columns take JSON text (``bytes`` or ``str``, e.g. already serialised for a content
+digest) or the ``Json``/``Jsonb`` wrappers Django's ``get_db_prep_save`` returns; the text is
+sent as is, so a caller that serialised a value once does not pay for it twice.
 
 ``staging_table`` holds copied rows that may clash with stored ones, for an INSERT ... ON
 CONFLICT; ``copy_rows_skipping_clashes`` uses it to leave such rows out.
@@ -28,7 +28,6 @@ from psycopg.pq import Format
 from psycopg.types.json import Json, Jsonb
 
 JSONB_OID = postgres_types["jsonb"].oid
-JSON_OID = postgres_types["json"].oid
 _JSONB_VERSION = b"\x01"
 
 # (database name, table, columns) -> type oids of the columns, in order.
@@ -58,15 +57,6 @@ class _JsonbTextDumper(Dumper):
         return _JSONB_VERSION + _json_text(obj)
 
 
-class _JsonTextDumper(_JsonbTextDumper):
-    """json's binary format: the JSON text itself."""
-
-    oid = JSON_OID
-
-    def dump(self, obj: Any) -> bytes:
-        return _json_text(obj)
-
-
 def column_types(cursor: Any, *, table: str, columns: Sequence[str]) -> list[int]:
     """The type oids of ``columns`` of ``table`` (unquoted names), read from the catalog once."""
     key = (str(connection.settings_dict["NAME"]), table, tuple(columns))
@@ -92,13 +82,11 @@ def copy_rows(
 
     ``types_of`` names the table whose column types to use when ``table`` is a temporary copy of
     it (a staging table). Values must suit their column's type: ``int`` for integer columns,
-    ``float`` for double precision, aware ``datetime`` for timestamptz, JSON text for json and
-    jsonb.
+    ``float`` for double precision, aware ``datetime`` for timestamptz, JSON text for jsonb.
     """
     types = column_types(cursor, table=types_of or table, columns=columns)
     raw_cursor = getattr(cursor, "cursor", cursor)
     raw_cursor.adapters.register_dumper(None, _JsonbTextDumper)
-    raw_cursor.adapters.register_dumper(None, _JsonTextDumper)
     quote = connection.ops.quote_name
     statement = f"COPY {quote(table)} ({', '.join(quote(c) for c in columns)}) FROM STDIN (FORMAT BINARY)"
     # Django's exception classes (IntegrityError, DataError), as for any other query.

@@ -1,5 +1,5 @@
 """Binary COPY (PostgreSQL) writes exactly what the ORM would: JSON given as text, as bytes or
-as Django's prepared ``Json``/``Jsonb`` value (into json and jsonb columns), aware datetimes, NULLs and awkward text all read back
+as Django's prepared ``Jsonb`` value, aware datetimes, NULLs and awkward text all read back
 equal; a staging copy of a table takes that table's column types; a bad column or value is
 refused with a message naming it, and nothing of the batch is kept."""
 
@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 from django.db import DataError, IntegrityError, connection, transaction
-from psycopg.types.json import Json, Jsonb
+from psycopg.types.json import Jsonb
 
 from ingestion.models import Market
 from ingestion.pgcopy import copy_rows
@@ -45,10 +45,9 @@ def _row(external_id: str, *, source_id: int | None, outcomes: object, raw: obje
 
 def test_json_text_bytes_and_prepared_json_round_trip() -> None:
     source = SourceFactory(kind="polymarket")
-    # raw is a json column, outcomes a jsonb one.
     prepared = Market._meta.get_field("raw").get_db_prep_save({"k": [1, 2.5, None]}, connection=connection)
     prepared_outcomes = Market._meta.get_field("outcomes").get_db_prep_save(["A", "B", "C"], connection=connection)
-    assert isinstance(prepared, Json) and isinstance(prepared_outcomes, Jsonb)
+    assert isinstance(prepared, Jsonb) and isinstance(prepared_outcomes, Jsonb)
     with connection.cursor() as cursor:
         copy_rows(
             cursor,
