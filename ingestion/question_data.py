@@ -75,7 +75,7 @@ class _Key(serializers.Field):  # type: ignore[type-arg]
     """A key of an entry. A required key that is missing, null or empty is reported as such; an
     optional one that is null counts as absent (``allow_null``: left out of the values)."""
 
-    default_error_messages: ClassVar[dict[str, str]] = {"required": REQUIRED, "null": REQUIRED}
+    default_error_messages: ClassVar[dict[str, Any]] = {"required": REQUIRED, "null": REQUIRED}
     # The message for a value of the wrong kind; "{value!r}" in it names the value given.
     invalid = "is invalid."
 
@@ -127,10 +127,11 @@ class _AwareDateTime(_Key):
         return super().validate_empty_values(None if data == "" and not self.required else data)
 
     def to_internal_value(self, data: Any) -> datetime:
+        name = str(self.field_name)
         try:
-            return parse_aware_datetime(data, field_name=self.field_name)
+            return parse_aware_datetime(data, field_name=name)
         except ValidationError as exc:
-            raise serializers.ValidationError(exc.message_dict[self.field_name]) from exc
+            raise serializers.ValidationError(exc.message_dict[name]) from exc
 
 
 class _Number(_Key):
@@ -144,7 +145,7 @@ class _Number(_Key):
 
 class _PositiveInteger(_Key):
     invalid = "must be a positive integer."
-    default_error_messages: ClassVar[dict[str, str]] = {"null": invalid}
+    default_error_messages: ClassVar[dict[str, Any]] = {"null": invalid}
 
     def to_internal_value(self, data: Any) -> int:
         if not isinstance(data, int) or isinstance(data, bool) or data < 1:
@@ -154,7 +155,7 @@ class _PositiveInteger(_Key):
 
 class _Strings(_Key):
     invalid = "must be a list of strings."
-    default_error_messages: ClassVar[dict[str, str]] = {"null": invalid}
+    default_error_messages: ClassVar[dict[str, Any]] = {"null": invalid}
 
     def to_internal_value(self, data: Any) -> list[str]:
         if not isinstance(data, list) or not all(isinstance(e, str) for e in data):
@@ -173,7 +174,7 @@ class _Object(_Key):
 
 class _Options(_Key):
     invalid = "A multiple-choice question needs a list of at least two option strings."
-    default_error_messages: ClassVar[dict[str, str]] = {"required": invalid, "null": invalid}
+    default_error_messages: ClassVar[dict[str, Any]] = {"required": invalid, "null": invalid}
 
     def to_internal_value(self, data: Any) -> list[str]:
         if not isinstance(data, list) or len(data) < 2 or not all(isinstance(o, str) and o.strip() for o in data):
@@ -185,7 +186,7 @@ class _Options(_Key):
 
 class _Country(_Key):
     invalid = "{value!r} is not an ISO 3166-1 alpha-3 country code."
-    default_error_messages: ClassVar[dict[str, str]] = {
+    default_error_messages: ClassVar[dict[str, Any]] = {
         "required": invalid.format(value=None),
         "null": invalid.format(value=None),
     }
@@ -202,7 +203,7 @@ class _Country(_Key):
 
 class _Day(_Key):
     invalid = "A relation question needs target_date as YYYY-MM-DD."
-    default_error_messages: ClassVar[dict[str, str]] = {"required": invalid, "null": invalid}
+    default_error_messages: ClassVar[dict[str, Any]] = {"required": invalid, "null": invalid}
 
     def to_internal_value(self, data: Any) -> date:
         day = _parse_iso_date(data) if isinstance(data, str) else None
@@ -274,12 +275,13 @@ class QuestionDataSerializer(serializers.Serializer):  # type: ignore[type-arg]
         qtype = data.get("type")
         own = self.TYPE_FIELDS.get(qtype, ()) if isinstance(qtype, str) else ()
         for field in self._writable_fields:
-            if field.field_name in _TYPE_FIELD_NAMES and field.field_name not in own:
+            name = str(field.field_name)
+            if name in _TYPE_FIELD_NAMES and name not in own:
                 continue
             try:
-                values[field.field_name] = field.run_validation(field.get_value(data))
+                values[name] = field.run_validation(field.get_value(data))
             except serializers.ValidationError as exc:
-                errors[field.field_name] = [str(message) for message in exc.detail]
+                errors[name] = [str(message) for message in exc.detail]
             except SkipField:
                 pass
         for key, message in _entry_rule_errors(data, values):
