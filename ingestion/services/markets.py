@@ -27,6 +27,7 @@ from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
+from common.bulk import copy_row_builder, copy_rows_skipping_clashes, copy_rows_upserting
 from ingestion.fetching import HTTPStatusError
 from ingestion.markets import (
     YES,
@@ -43,11 +44,6 @@ from ingestion.markets import (
     polymarket,
 )
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
-from ingestion.pgcopy import (
-    copy_rows,
-    copy_rows_skipping_clashes,
-    staging_table,
-)
 from ingestion.polls import PollReport
 from ingestion.question_data import question_data_clean
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
@@ -211,7 +207,7 @@ class MarketStoreResult:
 
 
 _MARKET_FIELDS = ("title", "outcomes", "url", "open_at", "close_at", "status", "liquidity", "volume", "bettors", "raw")
-# Column order of the PostgreSQL COPY path (every Market column but the key).
+# The columns the PostgreSQL COPY path writes (every Market column but the key).
 _COPY_MARKET_COLUMNS = (
     "platform",
     "external_id",
@@ -222,6 +218,7 @@ _COPY_MARKET_COLUMNS = (
     "updated_at",
 )
 _COPY_PRICE_COLUMNS = ("market_id", "outcome", "time", "probability")
+_market_copy_row = copy_row_builder(Market, _COPY_MARKET_COLUMNS)
 
 
 def _json_default(value: Any) -> Any:
@@ -281,6 +278,16 @@ class _MarketWrite:
     external_id: str
     source_id: int | None
     content: _MarketContent
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return {
+            "platform": self.platform,
+            "external_id": self.external_id,
+            "source_id": self.source_id,
+            "content_hash": self.content.digest,
+            **self.content.values,
+        }
 
 
 def _stored_markets(keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], tuple[int, str, int | None]]:
@@ -354,46 +361,13 @@ def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
     """The portable path (SQLite): one bulk upsert per batch, so a market created by another
     source meanwhile is updated, not duplicated."""
     written = Market.objects.bulk_create(
-        [
-            Market(
-                platform=row.platform,
-                external_id=row.external_id,
-                source_id=row.source_id,
-                content_hash=row.content.digest,
-                **row.content.values,
-            )
-            for row in rows
-        ],
+        [Market(**row.values) for row in rows],
         update_conflicts=True,
         unique_fields=["platform", "external_id"],
         update_fields=[*_MARKET_FIELDS, "hold_reason", "content_hash", "source", "updated_at"],
         batch_size=1000,
     )
     return {market.external_id: market.pk for market in written if market.pk is not None}
-
-
-def _market_copy_row(row: _MarketWrite, *, stamp: datetime) -> tuple[Any, ...]:
-    """The values of ``_COPY_MARKET_COLUMNS`` (JSON columns as JSON text, for ``copy_rows``)."""
-    content = row.content
-    title, outcomes, url, open_at, close_at, status, liquidity, volume, bettors = content.fields
-    return (
-        row.platform,
-        row.external_id,
-        row.source_id,
-        title,
-        canonical_json(outcomes),
-        url,
-        open_at,
-        close_at,
-        status,
-        liquidity,
-        volume,
-        bettors,
-        content.raw_json,
-        content.hold_reason,
-        content.digest,
-        stamp,
-    )
 
 
 def _copy_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
@@ -406,25 +380,16 @@ def _copy_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
     its row."""
     # Market.updated_at is auto_now: the wall clock, as bulk_create would set it.
     stamp = timezone.now()
-    quoted = connection.ops.quote_name(Market._meta.db_table)
-    columns = ", ".join(_COPY_MARKET_COLUMNS)
-    updates = ", ".join(f"{c} = EXCLUDED.{c}" for c in _COPY_MARKET_COLUMNS[2:])
-    with (
-        connection.cursor() as cursor,
-        staging_table(cursor, model=Market, columns=_COPY_MARKET_COLUMNS) as staging,
-    ):
-        copy_rows(
+    with connection.cursor() as cursor:
+        written = copy_rows_upserting(
             cursor,
-            table=staging,
-            types_of=Market._meta.db_table,
+            model=Market,
             columns=_COPY_MARKET_COLUMNS,
-            rows=(_market_copy_row(row, stamp=stamp) for row in rows),
+            rows=(_market_copy_row({**r.values, "raw": r.content.raw_json, "updated_at": stamp}) for r in rows),
+            unique=("platform", "external_id"),
+            returning=("external_id", "id"),
         )
-        cursor.execute(
-            f"INSERT INTO {quoted} ({columns}) SELECT {columns} FROM {staging} "
-            f"ON CONFLICT (platform, external_id) DO UPDATE SET {updates} RETURNING external_id, id"
-        )
-        return dict(cursor.fetchall())
+    return dict(written)
 
 
 # (market id, outcome, time) -> probability of the price points to store.

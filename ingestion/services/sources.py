@@ -19,9 +19,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from common.bulk import cyclic_gc_paused
 from ingestion.feeds import FeedParseError
 from ingestion.fetching import FetchError
-from ingestion.memory import cyclic_gc_paused
 from ingestion.models import Source
 from ingestion.polls import PollError, PollReport
 from ingestion.services.pollers import POLLERS

@@ -1,7 +1,8 @@
 """Binary COPY (PostgreSQL) writes exactly what the ORM would: JSON given as text, as bytes or
 as Django's prepared ``Jsonb`` value, aware datetimes, NULLs and awkward text all read back
-equal; a staging copy of a table takes that table's column types; a bad column or value is
-refused with a message naming it, and nothing of the batch is kept."""
+equal, as do rows built from values by column (``copy_row_builder``); a staging copy of a table
+takes that table's column types; a bad column or value is refused with a message naming it, and
+nothing of the batch is kept."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 from django.db import DataError, IntegrityError, connection, transaction
 from psycopg.types.json import Jsonb
 
+from common.bulk import copy_row_builder, copy_rows
 from ingestion.models import Market
-from ingestion.pgcopy import copy_rows
 from tests.factories import SourceFactory
 from tests.ingestion.conftest import NOW
 
@@ -64,6 +65,25 @@ def test_json_text_bytes_and_prepared_json_round_trip() -> None:
     assert (b.outcomes, b.raw, b.source_id, b.bettors) == (["A", "B", "C"], {"k": [1, 2.5, None]}, None, None)
     assert (c.outcomes, c.raw) == (["A", "B", "C"], "a JSON string")
     assert a.close_at == NOW + timedelta(days=3) and a.close_at.utcoffset() == timedelta(0)
+
+
+def test_rows_built_from_values_by_column_read_back_equal() -> None:
+    source = SourceFactory(kind="polymarket")
+    build = copy_row_builder(Market, COLUMNS)
+    given = [
+        dict(zip(COLUMNS, _row("a", source_id=source.pk, outcomes=["Yes", "No"], raw="a JSON string"), strict=True)),
+        dict(zip(COLUMNS, _row("b", source_id=None, outcomes=[], raw={"big": 10**30, "é": [None]}), strict=True)),
+        # bytes are JSON serialised already.
+        dict(zip(COLUMNS, _row("c", source_id=None, outcomes=b'["A"]', raw=b'{"k": 1}'), strict=True)),
+    ]
+    with connection.cursor() as cursor:
+        copy_rows(cursor, table=Market._meta.db_table, columns=COLUMNS, rows=[build(values) for values in given])
+    a, b, c = Market.objects.order_by("external_id")
+    assert (a.title, a.outcomes, a.raw, a.source_id) == (AWKWARD, ["Yes", "No"], "a JSON string", source.pk)
+    assert (b.outcomes, b.raw, b.bettors) == ([], {"big": 10**30, "é": [None]}, None)
+    assert (c.outcomes, c.raw) == (["A"], {"k": 1})
+    with pytest.raises(ValueError, match="Market has no column nonsense"):
+        copy_row_builder(Market, ("title", "nonsense"))
 
 
 def test_a_staging_table_takes_the_real_tables_types() -> None:
