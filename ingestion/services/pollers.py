@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from ingestion.markets import kalshi, manifold, polymarket
+from ingestion.markets.selection import SELECTION_OPTIONS
 from ingestion.models import Source
 from ingestion.polls import Poller
 from ingestion.services.feed_poll import FEED_OPTIONS, feed_fetch, feed_options_problem, feed_store
-from ingestion.services.markets import SELECTION_OPTIONS, market_fetch, market_options_problem, market_store
+from ingestion.services.market_poll import market_fetch, market_options_problem, market_store
 
 
 def _market_poller(client_options: frozenset[str]) -> Poller:

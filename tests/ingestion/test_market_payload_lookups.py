@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from ingestion.models import Market
-from ingestion.services.markets import market_upsert_many
+from ingestion.services.market_store import market_upsert_many
 from tests.factories import SourceFactory
 from tests.ingestion.conftest import NOW
 from tests.ingestion.test_market_bulk_store import records
