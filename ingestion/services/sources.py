@@ -29,7 +29,7 @@ from ingestion.services.pollers import POLLERS
 logger = logging.getLogger(__name__)
 
 
-# Marks the sources the demo's sample world created (ingestion.sampleworld.publish), whatever
+# Marks the sources the demo's sample world created (sampleworld.publish), whatever
 # their kind; read by the sample world, not by a poller.
 SAMPLE_WORLD_OPTION = "sample_world"
 

@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "grading",
     "leaderboard",
     "endpoints",
+    "sampleworld",
 ]
 
 MIDDLEWARE = [
