@@ -28,8 +28,9 @@ from ingestion.services.events import event_dedupe_key
 from ingestion.services.questions import question_resolve, question_upsert
 from ingestion.services.sources import SAMPLE_WORLD_OPTION, source_create, source_poll
 from sampleworld.clock import FictionalClock
-from sampleworld.generator import SAMPLE_ATTRIBUTION, Storyline, World, generate_world
+from sampleworld.generator import generate_world
 from sampleworld.server import SampleWorldServer
+from sampleworld.world import SAMPLE_ATTRIBUTION, Storyline, World
 
 # Source option naming the world a sample source belongs to (so a second run finds it).
 WORLD_OPTION = SAMPLE_WORLD_OPTION

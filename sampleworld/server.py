@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 from sampleworld.clock import FictionalClock
-from sampleworld.generator import ArticleItem, World
+from sampleworld.world import ArticleItem, World
 
 FEED_LIMIT = 1000
 Reply = tuple[int, str, bytes]

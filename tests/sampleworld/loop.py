@@ -20,9 +20,9 @@ from leaderboard.models import Agent, Forecast, Grade
 from leaderboard.services.grading import grade_question
 from leaderboard.services.standings import standings_rebuild
 from leaderboard.services.teams import agent_create, team_ensure, token_create
-from sampleworld.generator import Storyline, World
 from sampleworld.management.commands.sample_world import advance_to_end, sample_world_run
 from sampleworld.publish import SampleWorldRun, WorldParams, event_article_ids, storyline_question
+from sampleworld.world import Storyline, World
 from tests.celery_worker import wait_until
 
 

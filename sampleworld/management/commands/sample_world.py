@@ -23,7 +23,6 @@ from ingestion.services.questions import question_publish_outcome
 from leaderboard.models import Grade
 from leaderboard.selectors.grades import matcher_settings
 from leaderboard.services.grading import grade_question
-from sampleworld.generator import SIZES, Storyline, World
 from sampleworld.publish import (
     WORLD_OPTION,
     PublishReport,
@@ -33,6 +32,7 @@ from sampleworld.publish import (
     sample_world_params,
     storyline_question,
 )
+from sampleworld.world import SIZES, Storyline, World
 
 
 def hidden_reference(story: Storyline) -> list[Event]:
