@@ -126,7 +126,7 @@ def copy_row_builder(
     if unknown:
         raise ValueError(f"{model.__name__} has no column {', '.join(unknown)}")
     plan = [(column, _converter(by_column[column])) for column in columns]
-    return lambda values: tuple(convert(values[column]) for column, convert in plan)
+    return lambda values: tuple([convert(values[column]) for column, convert in plan])
 
 
 def copy_rows(

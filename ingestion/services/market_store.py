@@ -205,6 +205,14 @@ def _orm_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
     return {market.external_id: market.pk for market in written if market.pk is not None}
 
 
+def _copy_values(row: _MarketWrite, *, stamp: datetime) -> dict[str, Any]:
+    """A market's values for COPY: the raw payload as the JSON text its digest was made from."""
+    values = row.values
+    values["raw"] = row.content.raw_json
+    values["updated_at"] = stamp
+    return values
+
+
 def _copy_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
     """PostgreSQL: write markets with binary COPY into a staging table and one INSERT ... ON
     CONFLICT DO UPDATE, which keeps bulk_create's upsert semantics (a market another source
@@ -220,7 +228,7 @@ def _copy_upsert_markets(rows: list[_MarketWrite]) -> dict[str, int]:
             cursor,
             model=Market,
             columns=_COPY_MARKET_COLUMNS,
-            rows=(_market_copy_row({**r.values, "raw": r.content.raw_json, "updated_at": stamp}) for r in rows),
+            rows=(_market_copy_row(_copy_values(row, stamp=stamp)) for row in rows),
             unique=("platform", "external_id"),
             returning=("external_id", "id"),
         )
