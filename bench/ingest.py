@@ -1,6 +1,6 @@
 """Ingestion throughput: items ingested per second beside feedparser's parse alone.
 
-    .venv/bin/python bench/ingest.py [--entries 10000] [--workload feed]
+    .venv/bin/python bench/ingest.py [--entries 10000] [--repeat N]
 
 A generated RSS 2.0 feed is served on 127.0.0.1 and polled through the real path
 (``source_poll``: httpx fetch, feedparser parse, canonicalise, de-duplicate, bulk store).
@@ -13,9 +13,6 @@ The baseline is ``feedparser.parse`` of the same bytes in the same run. Figures:
 
 Runs on a scratch SQLite file by default, or on a scratch database next to DATABASE_URL's
 (PostgreSQL) when that is set; the scratch database is dropped afterwards.
-
-Workloads are registered in WORKLOADS (name -> function(args, server) -> dict of figures); the
-market listing benchmark plugs in there beside the feed one.
 """
 
 from __future__ import annotations
@@ -209,153 +206,6 @@ def bench_feed(args: argparse.Namespace, server: LoopbackServer) -> dict[str, An
     }
 
 
-# --- Market listing workload (markets engineer) ------------------------------------------------
-
-
-def generate_polymarket_listing(markets: int, *, start: datetime) -> bytes:
-    """A Gamma ``/markets`` page in the documented shape: ``outcomes``, ``outcomePrices`` and
-    ``clobTokenIds`` as JSON-encoded strings, volumes and liquidity as decimal strings."""
-    items = []
-    for i in range(markets):
-        multiple = i % 10 == 0
-        outcomes = ["Alpha", "Beta", "Gamma"] if multiple else ["Yes", "No"]
-        price = round(0.02 + (i % 97) / 100, 3)
-        prices = [0.5, 0.3, 0.2] if multiple else [price, round(1 - price, 3)]
-        items.append(
-            {
-                "id": str(600000 + i),
-                "question": f"Will indicator {i} exceed its threshold in week {i % 52}?",
-                "conditionId": f"0x{i:064x}",
-                "slug": f"indicator-{i}-threshold",
-                "description": f"Resolves Yes if indicator {i} is above threshold {i % 13} at the close.",
-                "startDate": (start - timedelta(days=30)).isoformat().replace("+00:00", "Z"),
-                "endDate": (start + timedelta(days=1 + i % 200)).isoformat().replace("+00:00", "Z"),
-                "outcomes": json.dumps(outcomes),
-                "outcomePrices": json.dumps([str(p) for p in prices]),
-                "clobTokenIds": json.dumps([str(10**20 + i * 10 + k) for k in range(len(outcomes))]),
-                "volume": f"{1000 + i * 37.5:.2f}",
-                "volumeNum": 1000 + i * 37.5,
-                "liquidity": f"{100 + (i % 400) * 25:.2f}",
-                "liquidityNum": 100 + (i % 400) * 25.0,
-                "active": True,
-                "closed": False,
-            }
-        )
-    return json.dumps(items).encode()
-
-
-def bench_markets(args: argparse.Namespace, server: LoopbackServer) -> dict[str, Any]:
-    """A Polymarket Gamma listing of ``--markets`` markets polled through ``source_poll``: HTTP
-    fetch, JSON decode, validation into records, de-duplication by content hash, bulk upsert of
-    markets and snapshot prices, and ~6% of the markets selected as draft questions.
-
-    Baseline, timed on the same bytes in the same run: the parse alone, ``json.loads`` plus
-    validation into typed records (``polymarket.parse_market``). That is what ``feedparser.parse``
-    is for a feed: bytes into normalised entries, nothing stored. Figures:
-
-    * ``ratio_ingest_to_parse`` = markets ingested per second on a first poll (every market new)
-      / markets parsed per second by the baseline (goal >= 0.5);
-    * ``ratio_duplicate_to_parse``: the same for a second poll of the same listing (every market
-      already stored and unchanged);
-    * the same two ratios against ``json.loads`` alone, a stricter floor with no validation.
-
-    With --repeat N each figure is the best of N rounds, baseline and polls interleaved. On
-    PostgreSQL the store writes with COPY; on SQLite with Django's bulk upsert.
-    """
-    from django.conf import settings
-
-    from ingestion.markets.polymarket import parse_market
-    from ingestion.models import Market, PricePoint, Question, Source
-    from ingestion.services.sources import source_poll
-
-    now = START
-    body = generate_polymarket_listing(args.markets, start=now)
-    # The loopback server ignores query strings, so the listing is one offset page.
-    url = server.serve("/bench/gamma/markets", body, "application/json")
-    settings.HINDSIGHT_FETCH_MAX_BYTES = len(body) + 1
-    best: dict[str, float] = {}
-
-    def keep_best(name: str, started: float) -> None:
-        elapsed = time.perf_counter() - started
-        best[name] = min(best.get(name, elapsed), elapsed)
-
-    for _ in range(max(1, args.repeat)):
-        started = time.perf_counter()
-        decoded = json.loads(body)
-        keep_best("json", started)
-        started = time.perf_counter()
-        records = [parse_market(item, now=now) for item in json.loads(body)]
-        keep_best("parse", started)
-        assert len(decoded) == len(records) == args.markets
-        del decoded, records
-
-        empty_tables(Question, PricePoint, Market)
-        Source.objects.filter(name="bench gamma").delete()
-        source = Source.objects.create(
-            name="bench gamma",
-            kind=Source.Kind.POLYMARKET,
-            url=url.removesuffix("/markets"),
-            poll_interval=timedelta(minutes=15),
-            options={
-                "paging": "offset",
-                "page_size": args.markets + 1,
-                "price_history": False,
-                "min_liquidity": 9500,
-                "horizon_days": 365,
-            },
-        )
-        started = time.perf_counter()
-        first = source_poll(source_id=source.pk, now=now)
-        keep_best("ingest", started)
-        if first.error or Market.objects.count() != args.markets:
-            raise SystemExit(f"market ingest failed: {first.summary()}")
-        questions = Question.objects.count()
-        prices = PricePoint.objects.count()
-        if first.added != args.markets + prices + questions:
-            raise SystemExit(f"market ingest miscounted: {first.summary()}")
-
-        started = time.perf_counter()
-        again = source_poll(source_id=source.pk, now=now + timedelta(minutes=15))
-        keep_best("duplicate", started)
-        if again.error or again.added != 0 or again.skip_reasons != {"unchanged market": args.markets}:
-            raise SystemExit(f"duplicate market poll misbehaved: {again.summary()}")
-        if (Question.objects.count(), PricePoint.objects.count()) != (questions, prices):
-            raise SystemExit("duplicate market poll added rows")
-
-    json_rate = args.markets / best["json"]
-    parse_rate = args.markets / best["parse"]
-    ingest_rate = args.markets / best["ingest"]
-    duplicate_rate = args.markets / best["duplicate"]
-    return {
-        "markets": args.markets,
-        "listing_bytes": len(body),
-        "rounds": max(1, args.repeat),
-        "questions_created": questions,
-        "price_points": prices,
-        "baseline": "json.loads + validation into records (polymarket.parse_market), same bytes, same run",
-        "parse_seconds": round(best["parse"], 3),
-        "parse_markets_per_s": round(parse_rate, 1),
-        "json_loads_seconds": round(best["json"], 3),
-        "json_loads_markets_per_s": round(json_rate, 1),
-        "ingest_seconds": round(best["ingest"], 3),
-        "ingest_markets_per_s": round(ingest_rate, 1),
-        "duplicate_seconds": round(best["duplicate"], 3),
-        "duplicate_markets_per_s": round(duplicate_rate, 1),
-        "ratio_ingest_to_parse": round(ingest_rate / parse_rate, 3),
-        "ratio_duplicate_to_parse": round(duplicate_rate / parse_rate, 3),
-        "ratio_ingest_to_json_loads": round(ingest_rate / json_rate, 3),
-        "ratio_duplicate_to_json_loads": round(duplicate_rate / json_rate, 3),
-        "meets_goal": ingest_rate / parse_rate >= GOAL and duplicate_rate / parse_rate >= GOAL,
-    }
-
-
-# name -> function(args, server) -> figures. Add a workload by defining it above and listing it.
-WORKLOADS: dict[str, Callable[[argparse.Namespace, LoopbackServer], dict[str, Any]]] = {
-    "feed": bench_feed,
-    "markets": bench_markets,
-}
-
-
 def setup_django(scratch_dir: str) -> Callable[[], None]:
     """Point Django at a scratch database, migrate it, and return its teardown."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")
@@ -384,11 +234,7 @@ def setup_django(scratch_dir: str) -> Callable[[], None]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--entries", type=int, default=10_000, help="feed entries (default 10000)")
-    parser.add_argument("--markets", type=int, default=5_000, help="markets in the listing (default 5000)")
-    parser.add_argument("--repeat", type=int, default=1, help="rounds per workload; figures are the best round")
-    parser.add_argument(
-        "--workload", action="append", choices=sorted(WORKLOADS), help="repeatable; default: every workload"
-    )
+    parser.add_argument("--repeat", type=int, default=1, help="rounds; figures are the best round")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch_dir:
         teardown = setup_django(scratch_dir)
@@ -397,8 +243,7 @@ def main() -> None:
             from django.db import connection
 
             figures: dict[str, Any] = {"benchmark": "ingest", "database": connection.vendor, "goal_ratio": GOAL}
-            for name in args.workload or list(WORKLOADS):
-                figures[name] = WORKLOADS[name](args, server)
+            figures["feed"] = bench_feed(args, server)
         finally:
             server.close()
             teardown()

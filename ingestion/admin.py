@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from ingestion.forms_admin import SourceAdminForm
 from ingestion.llm.records import stages_table
 from ingestion.models import Article, Market, NewsCluster, PricePoint, Question, Resolution, Source, StructuredEvent
+from ingestion.tasks import poll_sources_now
 
 
 class HttpsURLModelAdmin(admin.ModelAdmin):
@@ -77,9 +78,7 @@ class SourceAdmin(HttpsURLModelAdmin):
 
     @admin.action(description="Poll the selected sources now")
     def poll_now(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
-        from ingestion.services.sources import source_poll_enqueue
-
-        names = source_poll_enqueue(source_ids=list(queryset.values_list("pk", flat=True)))
+        names = poll_sources_now(queryset)
         self.message_user(
             request,
             f"Poll queued for {', '.join(names)}: the workers poll now (disabled sources too, due or "

@@ -11,7 +11,8 @@ from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 
 from ingestion.models import Question, Resolution, Source
-from ingestion.services.questions import question_annul, question_resolve, question_unresolve, validate_outcome
+from ingestion.question_data import validate_outcome
+from ingestion.services.questions import question_annul, question_resolve, question_unresolve
 from ingestion.services.sources import source_validate
 
 

@@ -6,7 +6,6 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from ingestion.fields import PayloadJSONField
 from ingestion.outcomes import outcome_text
 
 
@@ -89,7 +88,7 @@ class Market(models.Model):
     liquidity = models.FloatField(null=True, blank=True)
     volume = models.FloatField(null=True, blank=True)
     bettors = models.IntegerField(null=True, blank=True)
-    raw = PayloadJSONField(default=dict, blank=True)
+    raw = models.JSONField(default=dict, blank=True)
     # Why the market's answer is on hold (e.g. closed without a settlement price); empty otherwise.
     hold_reason = models.CharField(max_length=300, blank=True, default="", db_default="")
     # Hash of the stored values and raw payload: a poll skips a market whose hash is unchanged

@@ -135,8 +135,3 @@ def period_offset(predicted: Period, resolved: Period) -> int:
     if g == "quarter":
         return (a.year * 4 + (a.month - 1) // 3) - (b.year * 4 + (b.month - 1) // 3)
     return a.year - b.year
-
-
-def expected_format(granularity: str) -> str:
-    """Human text of the format a granularity expects, e.g. ``YYYY-Qn with n in 1-4 (e.g. 2026-Q3)``."""
-    return _FORMATS[_check_granularity(granularity)][1]

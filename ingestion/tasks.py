@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from celery import shared_task
+from functools import partial
 
+from celery import shared_task
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from ingestion.models import Source
+from ingestion.selectors.sources import source_due_list
+from ingestion.services.question_generation import questions_generate_from_news
 from ingestion.services.questions import questions_close_due
+from ingestion.services.sources import source_poll
 
 
 @shared_task(name="ingestion.tasks.close_due_questions")
@@ -17,10 +26,6 @@ def close_due_questions() -> int:
 def poll_due_sources() -> int:
     """Enqueue one poll task per due source (beat, every minute), so a slow or failing source
     never delays the others. Returns how many were enqueued."""
-    from django.utils import timezone
-
-    from ingestion.selectors.sources import source_due_list
-
     source_ids = list(source_due_list(now=timezone.now()).values_list("id", flat=True))
     for source_id in source_ids:
         poll_source.delay(source_id)
@@ -31,15 +36,21 @@ def poll_due_sources() -> int:
 def poll_source(source_id: int, force: bool = False) -> dict[str, object]:
     """Poll one source; a duplicate delivery finds it claimed (or not yet due) and does nothing.
     ``force`` (staff's "poll now") polls it whether due or not, enabled or not."""
-    from ingestion.services.sources import source_poll
-
     report = source_poll(source_id=source_id, due_only=not force, include_disabled=force)
     return {"source_id": source_id, "added": report.added, "skipped": report.skipped, "error": report.error}
+
+
+def poll_sources_now(sources: QuerySet[Source]) -> list[str]:
+    """Queue an immediate poll of each source on the ``ingest`` queue, due or not and enabled or
+    not (staff asked for it), once the current transaction commits. Returns the names of the
+    sources queued."""
+    queued = list(sources.order_by("name", "pk").values_list("pk", "name"))
+    for source_id, _ in queued:
+        transaction.on_commit(partial(poll_source.delay, source_id, force=True))
+    return [name for _, name in queued]
 
 
 @shared_task(name="ingestion.tasks.generate_questions_from_news")
 def generate_questions_from_news() -> dict[str, object]:
     """Draft forecasting questions from clusters of recent news (beat, hourly); nothing without an LLM."""
-    from ingestion.services.question_generation import questions_generate_from_news
-
     return questions_generate_from_news().as_dict()

@@ -39,7 +39,7 @@ def test_no_tests_platform_package() -> None:
 
 
 def test_lower_apps_never_import_higher_ones() -> None:
-    order = ["ingestion", "grading", "leaderboard", "endpoints"]
+    order = ["common", "ingestion", "grading", "leaderboard", "endpoints", "sampleworld"]
     for lower_index, app in enumerate(order):
         higher = order[lower_index + 1 :]
         for path in (ROOT / app).rglob("*.py"):

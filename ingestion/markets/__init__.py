@@ -1,5 +1,5 @@
 """Prediction-market clients: each platform module fetches its real API format and parses it into
-the typed records below, which ``ingestion.services.markets`` stores. Nothing here touches the
+the typed records below, which ``ingestion.services.market_store`` stores. Nothing here touches the
 database, so a poll can fetch and validate everything before a single row is written.
 
 Binary markets always name their outcomes ``Yes`` and ``No`` whatever the platform spells, so a

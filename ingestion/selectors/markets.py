@@ -1,4 +1,4 @@
-"""Reads about prediction markets: listings, price paths as of a date, and what a poll follows."""
+"""Reads about prediction markets: price paths as of a date, and what a poll follows."""
 
 from __future__ import annotations
 
@@ -8,15 +8,6 @@ from datetime import datetime, timedelta
 from django.db.models import Max, Q, QuerySet
 
 from ingestion.models import Market, PricePoint, Question
-
-
-def market_list(*, platform: str | None = None, source_id: int | None = None) -> QuerySet[Market]:
-    markets = Market.objects.all().order_by("platform", "external_id")
-    if platform:
-        markets = markets.filter(platform=platform)
-    if source_id is not None:
-        markets = markets.filter(source_id=source_id)
-    return markets
 
 
 def market_prices_before(*, market: Market, before: datetime, outcome: str | None = None) -> QuerySet[PricePoint]:

@@ -1,8 +1,6 @@
-"""Storing articles, and the RSS/Atom poller that feeds them in.
-
-``article_store_many`` is the one way articles enter the database: it canonicalises URLs,
-drops entries already stored (same canonical URL, or same content under another URL) and
-inserts the rest in bulk.
+"""Storing articles: ``article_store_many`` is the one way articles enter the database. It
+canonicalises URLs, drops entries already stored (same canonical URL, or same content under
+another URL) and inserts the rest in bulk.
 """
 
 from __future__ import annotations
@@ -13,22 +11,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import transaction
 from django.db.models import Q
 
 from ingestion.canonical import InvalidURL, canonical_url, content_hash
-from ingestion.feeds import parse_feed
-from ingestion.fetching import fetch
 from ingestion.models import Article, Source
-from ingestion.pgcopy import copy_rows, copy_rows_skipping_clashes, model_copy_rows
-from ingestion.services.sources import PollReport, register_poller
 
 # Rows per existence query, and per INSERT on SQLite: well under its parameter limit.
 BATCH_SIZE = 500
-FEED_ACCEPT = (
-    "application/rss+xml, application/rdf+xml, application/atom+xml, application/feed+json, "
-    "application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, */*;q=0.1"
-)
 
 
 @dataclass
@@ -189,92 +179,18 @@ def _stored_article_keys(*, urls: list[str], hashes: list[str]) -> tuple[dict[st
 
 
 def _insert_articles(values: list[dict[str, Any]]) -> int:
-    """Insert new articles (field values by attribute name) and return how many were stored;
-    one that another poll stored meanwhile (same URL or content hash) is left out."""
+    """Insert new articles (field values by attribute name, all of one source and fetch) and
+    return how many were stored; one that another poll stored meanwhile (same URL or content
+    hash) is left out and not counted."""
     if not values:
         return 0
-    if connection.vendor != "postgresql":
-        # ignore_conflicts: another poll storing the same story at this moment must not abort
-        # this one's transaction; its copy wins and ours is dropped.
-        Article.objects.bulk_create([Article(**v) for v in values], batch_size=BATCH_SIZE, ignore_conflicts=True)
-        return len(values)
-    # Binary COPY stores a first poll's articles in about half the time of bulk_create's INSERTs.
-    # COPY cannot skip a clash, so should another poll
-    # have stored one of these stories since the lookup, the rows are copied again in a way
-    # that leaves the clashing ones out and counts the others.
-    columns, rows = model_copy_rows(Article, values)
-    try:
-        with transaction.atomic(), connection.cursor() as cursor:
-            copy_rows(cursor, table=Article._meta.db_table, columns=columns, rows=rows)
-    except IntegrityError:
-        pass
-    else:
-        return len(rows)
-    with connection.cursor() as cursor:
-        return copy_rows_skipping_clashes(cursor, model=Article, columns=columns, rows=rows)
-
-
-@dataclass
-class FeedPayload:
-    """What ``rss_fetch`` hands to ``rss_store``: parsed entries, or a 304."""
-
-    not_modified: bool
-    etag: str
-    last_modified: str
-    entries: list[dict[str, Any]] = field(default_factory=list)
-    skip_reasons: Counter[str] = field(default_factory=Counter)
-    problems: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def item_count(self) -> int:
-        return len(self.entries)
-
-
-def rss_fetch(*, source: Source, now: datetime) -> FeedPayload:
-    """Conditional GET of the feed and parse; raises FetchError / FeedParseError."""
-    max_bytes = source.options.get("max_bytes") if isinstance(source.options, dict) else None
-    response = fetch(
-        source.url,
-        etag=source.etag,
-        last_modified=source.last_modified,
-        accept=FEED_ACCEPT,
-        max_bytes=int(max_bytes) if isinstance(max_bytes, int | float) and max_bytes > 0 else None,
-        now=now,
+    # ignore_conflicts: another poll storing the same story at this moment must not abort this
+    # one's transaction; its copy wins and ours is dropped.
+    Article.objects.bulk_create([Article(**v) for v in values], batch_size=BATCH_SIZE, ignore_conflicts=True)
+    # Ours are the rows under our URLs from this source's fetch: a dropped one left its URL
+    # empty (a clash on the content hash) or to another poll's row.
+    urls = [v["url"] for v in values]
+    mine = Article.objects.filter(source_id=values[0]["source_id"], fetched_at=values[0]["fetched_at"])
+    return sum(
+        mine.filter(url__in=urls[start : start + BATCH_SIZE]).count() for start in range(0, len(urls), BATCH_SIZE)
     )
-    if response.not_modified:
-        # A 304 may refresh the validators; without them keep the ones we sent.
-        return FeedPayload(
-            not_modified=True,
-            etag=response.etag or source.etag,
-            last_modified=response.last_modified or source.last_modified,
-        )
-    parsed = parse_feed(response.content, base_url=response.url, headers=response.headers)
-    return FeedPayload(
-        not_modified=False,
-        etag=response.etag,
-        last_modified=response.last_modified,
-        entries=parsed.entries,
-        skip_reasons=parsed.skipped,
-        problems=parsed.problems,
-        warnings=parsed.warnings,
-    )
-
-
-def rss_store(*, source: Source, payload: FeedPayload, now: datetime) -> PollReport:
-    source.etag, source.last_modified = payload.etag, payload.last_modified
-    if payload.not_modified:
-        return PollReport(source_id=source.pk, not_modified=True)
-    stored = article_store_many(source=source, entries=payload.entries, fetched_at=now)
-    reasons = payload.skip_reasons + stored.skip_reasons
-    return PollReport(
-        source_id=source.pk,
-        added=stored.added,
-        skipped=sum(reasons.values()),
-        skip_reasons=dict(reasons),
-        problems=payload.problems + stored.problems,
-        warnings=payload.warnings,
-    )
-
-
-register_poller(Source.Kind.RSS, fetch=rss_fetch, store=rss_store, options={"max_bytes"})

@@ -41,9 +41,10 @@ from django.utils import timezone
 
 from ingestion.forecastbench import ImportReport, Round, RoundQuestion, midnight, question_title, read_round
 from ingestion.models import Market, Question, Resolution
+from ingestion.question_data import question_data_clean
 from ingestion.selectors.questions import CHUNK, question_current_resolutions
 from ingestion.services.forecastbench_markets import latest, merge_markets, store_prices, sync_market_status
-from ingestion.services.questions import NewResolution, question_data_clean, questions_resolve_many
+from ingestion.services.questions import NewResolution, questions_resolve_many
 
 LICENCE = "CC BY-SA 4.0"
 LICENCE_URL = "https://creativecommons.org/licenses/by-sa/4.0/"

@@ -1,16 +1,5 @@
-"""Sources and their polling: creation, the poller registry, claiming, backoff and health.
-
-A poller is registered per ``Source.Kind`` with :func:`register_poller` and has two halves:
-
-* ``fetch(*, source, now) -> payload`` talks to the network (through ``ingestion.fetching``)
-  and may read the database, but never writes. Raise a ``FetchError`` (or any ``PollError``)
-  to fail the poll; an exception's ``retry_after`` (a timedelta) is honoured by the backoff.
-* ``store(*, source, payload, now) -> PollReport`` writes. It runs inside one transaction
-  together with the source's health update, so a poll that fails midway stores nothing and
-  the next poll retries. It may set ``source.etag`` / ``source.last_modified``: they are
-  saved only when the whole poll succeeds.
-
-Splitting the halves keeps network waits out of database transactions.
+"""Sources and their polling: creation, claiming, backoff and health. Each source kind's poller
+(``ingestion.polls`` says what one is) comes from the table in ``ingestion.services.pollers``.
 """
 
 from __future__ import annotations
@@ -18,10 +7,8 @@ from __future__ import annotations
 import difflib
 import logging
 import random
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,84 +19,19 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from ingestion.memory import cyclic_gc_paused
+from common.bulk import cyclic_gc_paused
+from ingestion.feeds import FeedParseError
+from ingestion.fetching import FetchError
 from ingestion.models import Source
+from ingestion.polls import PollError, PollReport
+from ingestion.services.pollers import POLLERS
 
 logger = logging.getLogger(__name__)
 
 
-class PollError(Exception):
-    """A poll failed for a reason worth showing on the status page (bad payload, missing field)."""
-
-    retry_after: timedelta | None = None
-
-
-@dataclass
-class PollReport:
-    source_id: int
-    added: int = 0  # new rows (articles, markets, price points, ...)
-    skipped: int = 0  # items seen and deliberately not stored: already stored, or invalid
-    failed: int = 0  # items read but lost because the poll failed (rolled back)
-    error: str = ""  # why the poll failed; empty on success
-    skip_reasons: dict[str, int] = field(default_factory=dict)  # e.g. {"already stored": 9, "missing title": 1}
-    problems: list[str] = field(default_factory=list)  # per-item details, e.g. "entry 4: missing title"
-    # Read, but only with a warning worth showing staff (kept on the source until the next poll):
-    # e.g. a feed recovered by feedparser's loose parser, a market on hold.
-    warnings: list[str] = field(default_factory=list)
-    not_modified: bool = False  # the server answered 304: nothing to do, counted as a success
-    busy: bool = False  # another worker holds the claim (or, due_only, not due): this call did nothing
-    next_attempt_at: datetime | None = None
-
-    @property
-    def ok(self) -> bool:
-        return not self.error and not self.busy
-
-    def summary(self) -> str:
-        if self.busy:
-            return "nothing done: another worker is polling this source, or it is not due yet"
-        text = f"added {self.added}, skipped {self.skipped}, failed {self.failed}"
-        if self.skip_reasons:
-            text += " (" + ", ".join(f"{n} {reason}" for reason, n in sorted(self.skip_reasons.items())) + ")"
-        if self.not_modified:
-            text += ", not modified (304)"
-        if self.warnings:
-            text += f", {len(self.warnings)} warning{'s' if len(self.warnings) > 1 else ''}: " + "; ".join(
-                self.warnings
-            )
-        if self.error:
-            text += f"; error: {self.error}"
-        return text
-
-
-FetchFn = Callable[..., Any]
-StoreFn = Callable[..., PollReport]
-
-
-@dataclass(frozen=True)
-class Poller:
-    fetch: FetchFn
-    store: StoreFn
-    # The source options this kind's poller reads; any other name is refused when a source is
-    # added or edited, so that a misspelt option is not silently ignored.
-    options: frozenset[str] = frozenset()
-
-
-POLLERS: dict[str, Poller] = {}
-
-# Marks the sources the demo's sample world created (ingestion.sampleworld.publish), whatever
+# Marks the sources the demo's sample world created (sampleworld.publish), whatever
 # their kind; read by the sample world, not by a poller.
 SAMPLE_WORLD_OPTION = "sample_world"
-
-
-def register_poller(kind: str, *, fetch: FetchFn, store: StoreFn, options: Iterable[str] = ()) -> None:
-    """Make ``source_poll`` use ``fetch``/``store`` for sources of ``kind`` (a Source.Kind value).
-
-    Call it at import time of the module that defines the poller, and import that module from
-    ``IngestionConfig.ready`` so workers and commands always have it.
-    """
-    if kind not in Source.Kind.values:
-        raise ValueError(f"unknown source kind {kind!r}; expected one of {', '.join(Source.Kind.values)}")
-    POLLERS[kind] = Poller(fetch=fetch, store=store, options=frozenset(options))
 
 
 def _url_problem(url: str) -> str:
@@ -141,27 +63,8 @@ def _options_problem(*, kind: str, url: str, options: Mapping[str, Any]) -> str:
     unknown = _unknown_options_problem(kind=kind, options=options)
     if unknown:
         return unknown
-    if kind == Source.Kind.RSS:
-        max_bytes = options.get("max_bytes")
-        if max_bytes is not None and (
-            isinstance(max_bytes, bool) or not isinstance(max_bytes, int | float) or max_bytes <= 0
-        ):
-            return f"source option 'max_bytes' should be a positive number of bytes, got {max_bytes!r}"
-        return ""
-    # Imported here: the market services import this module to register their pollers.
-    from ingestion.markets import MarketFormatError
-    from ingestion.services.markets import Selection, market_client
-
-    try:
-        Selection.from_options(options)
-        market_client(source=Source(kind=kind, url=url, options=dict(options)), get=_never_called)
-    except MarketFormatError as exc:
-        return str(exc)
-    return ""
-
-
-def _never_called(*args: Any, **kwargs: Any) -> Any:
-    raise AssertionError("validating options must not fetch anything")
+    poller = POLLERS.get(kind)
+    return poller.options_problem(kind, url, options) if poller is not None else ""
 
 
 def source_validate(*, kind: str, url: str, options: Any = None, poll_interval: timedelta | None = None) -> None:
@@ -268,18 +171,6 @@ def source_poll(
         Source.objects.filter(pk=source_id, claimed_at=now).update(claimed_at=None)
 
 
-def source_poll_enqueue(*, source_ids: Iterable[int]) -> list[str]:
-    """Queue an immediate poll of each source on the ``ingest`` queue, due or not and enabled or
-    not (staff asked for it), once the current transaction commits. Returns the names of the
-    sources queued; ids that name no source are left out."""
-    from ingestion.tasks import poll_source
-
-    sources = list(Source.objects.filter(pk__in=list(source_ids)).order_by("name", "pk").values_list("pk", "name"))
-    for source_id, _ in sources:
-        transaction.on_commit(partial(poll_source.delay, source_id, force=True))
-    return [name for _, name in sources]
-
-
 def _poll_claimed(*, source: Source, now: datetime, report: PollReport) -> PollReport:
     payload: Any = None
     try:
@@ -328,9 +219,6 @@ def _poll_claimed(*, source: Source, now: datetime, report: PollReport) -> PollR
 
 
 def _expected_errors() -> tuple[type[Exception], ...]:
-    from ingestion.feeds import FeedParseError
-    from ingestion.fetching import FetchError
-
     return (FetchError, FeedParseError)
 
 

@@ -12,37 +12,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ingestion.models import Question
+from ingestion.question_data import QUESTION_FIELDS as QUESTION_DATA_FIELDS
 from leaderboard.apis.common import ErrorSerializer, PageQuery, page_of, paginated
 from leaderboard.selectors.questions import question_get, question_list, question_resolutions_visible
 
-QUESTION_FIELDS = [
-    "id",
-    "external_id",
-    "title",
-    "type",
-    "status",
-    "track",
-    "domain",
-    "origin",
-    "options",
-    "unit",
-    "lower_bound",
-    "upper_bound",
-    "granularity",
-    "subject",
-    "object",
-    "target_date",
-    "horizon_days",
-    "background_events",
-    "resolution_criteria",
-    "background",
-    "provenance_url",
-    "open_at",
-    "close_at",
-    "resolve_by",
-    "simulated_date_policy",
-    "outcome_published_at",
-]
+QUESTION_FIELDS = ["id", *QUESTION_DATA_FIELDS, "outcome_published_at"]
 
 
 class QuestionOutputSerializer(serializers.ModelSerializer):

@@ -41,6 +41,7 @@ from django.db import connection, connections, transaction
 from django.db.models import F, Field
 from django.utils import timezone
 
+from common.bulk import copy_rows, cyclic_gc_paused
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.evidence import leaked_items, score_evidence
@@ -49,9 +50,7 @@ from grading.scoring.open_ended import PredictionVerdict, score_open_ended
 from grading.scoring.reasoning import Event, MatcherIndex, MatcherSettings, ReasoningScore
 from grading.scoring.relation import sanitize_relation, score_relation
 from grading.selectors import Reference, references_for_questions
-from ingestion.memory import cyclic_gc_paused
 from ingestion.models import PricePoint, Question, Resolution
-from ingestion.pgcopy import copy_rows
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
 from ingestion.text import tokenize

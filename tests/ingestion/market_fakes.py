@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ingestion.models import Market, PricePoint, Question, Resolution, Source
-from ingestion.services.sources import PollReport, source_poll
+from ingestion.polls import PollReport
+from ingestion.services.sources import source_poll
 from tests.factories import SourceFactory
 from tests.ingestion.fakeserver import FakeServer, RecordedRequest, Response, fixture_bytes
 

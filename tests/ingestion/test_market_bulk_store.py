@@ -17,8 +17,9 @@ from django.db import connection
 from ingestion.markets import MarketRecord, PriceRecord
 from ingestion.markets.polymarket import parse_market
 from ingestion.models import Market, PricePoint, Question
-from ingestion.services import markets as market_services
-from ingestion.services.markets import canonical_json, market_poll_records, market_upsert_many
+from ingestion.services import market_store as market_services
+from ingestion.services.market_poll import market_poll_records
+from ingestion.services.market_store import canonical_json, market_upsert_many
 from tests.factories import SourceFactory
 from tests.ingestion.conftest import NOW
 

@@ -1,7 +1,6 @@
 """Someone exploring the data can look inside stored market payloads through the ORM: key,
 nested-key, comparison, key-existence, equality and (on PostgreSQL) containment lookups find
-the markets whose payload matches, and payload keys can be selected and ordered by, although
-on PostgreSQL the payloads are stored as ``json`` rather than ``jsonb``."""
+the markets whose payload matches, and payload keys can be selected and ordered by."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ import pytest
 from django.db import connection
 
 from ingestion.models import Market
-from ingestion.services.markets import market_upsert_many
+from ingestion.services.market_store import market_upsert_many
 from tests.factories import SourceFactory
 from tests.ingestion.conftest import NOW
 from tests.ingestion.test_market_bulk_store import records

@@ -15,14 +15,14 @@ import httpx
 
 from grading.models import GraphBuildAttempt
 from ingestion.models import Article, Question
-from ingestion.sampleworld.generator import Storyline, World
-from ingestion.sampleworld.publish import SampleWorldRun, WorldParams, event_article_ids, storyline_question
 from leaderboard.baselines import baselines_run
-from leaderboard.management.commands.sample_world import advance_to_end, sample_world_run
 from leaderboard.models import Agent, Forecast, Grade
 from leaderboard.services.grading import grade_question
 from leaderboard.services.standings import standings_rebuild
 from leaderboard.services.teams import agent_create, team_ensure, token_create
+from sampleworld.management.commands.sample_world import advance_to_end, sample_world_run
+from sampleworld.publish import SampleWorldRun, WorldParams, event_article_ids, storyline_question
+from sampleworld.world import Storyline, World
 from tests.celery_worker import wait_until
 
 
@@ -142,7 +142,7 @@ def run_loop(base_url: str, *, seed: int = 7) -> LoopResult:
         # The live citer could only cite what existed before the clock moved on.
         advance_to_end(
             run,
-            report=__import__("ingestion.sampleworld.publish", fromlist=["PublishReport"]).PublishReport(),
+            report=__import__("sampleworld.publish", fromlist=["PublishReport"]).PublishReport(),
             log=lambda m: None,
         )
     finally:

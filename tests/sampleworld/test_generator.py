@@ -7,7 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ingestion.sampleworld.generator import World, generate_world, outcome_from_graph
+from sampleworld.generator import generate_world, outcome_from_graph
+from sampleworld.world import World
 
 END = datetime(2026, 5, 1, 15, 30, tzinfo=UTC)
 

@@ -7,7 +7,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ingestion.management.commands._resolution import describe, lookup_or_fail
-from ingestion.services.questions import parse_aware_datetime, question_resolve
+from ingestion.question_data import parse_aware_datetime
+from ingestion.services.questions import question_resolve
 
 
 class Command(BaseCommand):

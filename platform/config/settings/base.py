@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "grading",
     "leaderboard",
     "endpoints",
+    "sampleworld",
 ]
 
 MIDDLEWARE = [

@@ -30,10 +30,9 @@ from config import celery_app
 from config.inprocess_beat import InProcessBeat
 from config.inprocess_server import InProcessServer, ServeError
 from ingestion.models import Question
-from ingestion.sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
 from ingestion.services.questions import question_publish_outcome
 from leaderboard.baselines import BASELINE_TEAM, baselines_run
-from leaderboard.management.commands.sample_world import (
+from sampleworld.management.commands.sample_world import (
     IndentedOutput,
     advance_to_end,
     grade_and_rank,
@@ -41,6 +40,7 @@ from leaderboard.management.commands.sample_world import (
     print_measurement,
     world_summary,
 )
+from sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
 
 DATA_DIR = Path(settings.BASE_DIR) / "ingestion" / "data"
 FORECASTBENCH = DATA_DIR / "forecastbench"

@@ -19,8 +19,11 @@ from grading.models import HindsightGraph
 from grading.scoring.reasoning import Event, score_reasoning
 from grading.services import builder_run, hindsight_build
 from ingestion.models import Article, Market, Question, StructuredEvent
-from ingestion.sampleworld.generator import SIZES, Storyline, World
-from ingestion.sampleworld.publish import (
+from ingestion.services.questions import question_publish_outcome
+from leaderboard.models import Grade
+from leaderboard.selectors.grades import matcher_settings
+from leaderboard.services.grading import grade_question
+from sampleworld.publish import (
     WORLD_OPTION,
     PublishReport,
     SampleWorldRun,
@@ -29,10 +32,7 @@ from ingestion.sampleworld.publish import (
     sample_world_params,
     storyline_question,
 )
-from ingestion.services.questions import question_publish_outcome
-from leaderboard.models import Grade
-from leaderboard.selectors.grades import matcher_settings
-from leaderboard.services.grading import grade_question
+from sampleworld.world import SIZES, Storyline, World
 
 
 def hidden_reference(story: Storyline) -> list[Event]:

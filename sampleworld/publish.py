@@ -1,6 +1,6 @@
 """Publishing the sample world through Hindsight's real ingestion path.
 
-The world is served by :class:`~ingestion.sampleworld.server.SampleWorldServer`; this module only
+The world is served by :class:`~sampleworld.server.SampleWorldServer`; this module only
 does what an operator would: add one source per outlet and market platform (``source_create``,
 the service behind ``manage.py add_source``), poll them with ``source_poll`` as the fictional
 clock moves, import the structured events CSV with ``manage.py import_events``, and create the
@@ -23,12 +23,14 @@ from django.core.management import call_command
 from django.db import transaction
 
 from ingestion.models import Article, Market, Question, Source, StructuredEvent
-from ingestion.sampleworld.clock import FictionalClock
-from ingestion.sampleworld.generator import SAMPLE_ATTRIBUTION, Storyline, World, generate_world
-from ingestion.sampleworld.server import SampleWorldServer
+from ingestion.polls import PollReport
 from ingestion.services.events import event_dedupe_key
 from ingestion.services.questions import question_resolve, question_upsert
-from ingestion.services.sources import SAMPLE_WORLD_OPTION, PollReport, source_create, source_poll
+from ingestion.services.sources import SAMPLE_WORLD_OPTION, source_create, source_poll
+from sampleworld.clock import FictionalClock
+from sampleworld.generator import generate_world
+from sampleworld.server import SampleWorldServer
+from sampleworld.world import SAMPLE_ATTRIBUTION, Storyline, World
 
 # Source option naming the world a sample source belongs to (so a second run finds it).
 WORLD_OPTION = SAMPLE_WORLD_OPTION

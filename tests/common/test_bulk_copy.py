@@ -1,23 +1,20 @@
 """Binary COPY (PostgreSQL) writes exactly what the ORM would: JSON given as text, as bytes or
-as Django's prepared ``Json``/``Jsonb`` value (into json and jsonb columns), aware datetimes, NULLs and awkward text all read back
-equal; a staging copy of a table takes that table's column types; a bad column or value is
-refused with a message naming it, and nothing of the batch is kept. Rows prepared from field
-values (``model_copy_rows``) store what ``bulk_create`` of the same values stores."""
+as Django's prepared ``Jsonb`` value, aware datetimes, NULLs and awkward text all read back
+equal, as do rows built from values by column (``copy_row_builder``); a staging copy of a table
+takes that table's column types; a bad column or value is refused with a message naming it, and
+nothing of the batch is kept."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 import pytest
-import time_machine
 from django.db import DataError, IntegrityError, connection, transaction
-from django.forms.models import model_to_dict
-from psycopg.types.json import Json, Jsonb
+from psycopg.types.json import Jsonb
 
-from ingestion.models import Market, Question
-from ingestion.pgcopy import copy_rows, model_copy_rows
-from leaderboard.models import ReplaySession
-from tests.factories import AgentFactory, MarketFactory, QuestionFactory, SourceFactory
+from common.bulk import copy_row_builder, copy_rows
+from ingestion.models import Market
+from tests.factories import SourceFactory
 from tests.ingestion.conftest import NOW
 
 pytestmark = [
@@ -49,10 +46,9 @@ def _row(external_id: str, *, source_id: int | None, outcomes: object, raw: obje
 
 def test_json_text_bytes_and_prepared_json_round_trip() -> None:
     source = SourceFactory(kind="polymarket")
-    # raw is a json column, outcomes a jsonb one.
     prepared = Market._meta.get_field("raw").get_db_prep_save({"k": [1, 2.5, None]}, connection=connection)
     prepared_outcomes = Market._meta.get_field("outcomes").get_db_prep_save(["A", "B", "C"], connection=connection)
-    assert isinstance(prepared, Json) and isinstance(prepared_outcomes, Jsonb)
+    assert isinstance(prepared, Jsonb) and isinstance(prepared_outcomes, Jsonb)
     with connection.cursor() as cursor:
         copy_rows(
             cursor,
@@ -69,6 +65,25 @@ def test_json_text_bytes_and_prepared_json_round_trip() -> None:
     assert (b.outcomes, b.raw, b.source_id, b.bettors) == (["A", "B", "C"], {"k": [1, 2.5, None]}, None, None)
     assert (c.outcomes, c.raw) == (["A", "B", "C"], "a JSON string")
     assert a.close_at == NOW + timedelta(days=3) and a.close_at.utcoffset() == timedelta(0)
+
+
+def test_rows_built_from_values_by_column_read_back_equal() -> None:
+    source = SourceFactory(kind="polymarket")
+    build = copy_row_builder(Market, COLUMNS)
+    given = [
+        dict(zip(COLUMNS, _row("a", source_id=source.pk, outcomes=["Yes", "No"], raw="a JSON string"), strict=True)),
+        dict(zip(COLUMNS, _row("b", source_id=None, outcomes=[], raw={"big": 10**30, "é": [None]}), strict=True)),
+        # bytes are JSON serialised already.
+        dict(zip(COLUMNS, _row("c", source_id=None, outcomes=b'["A"]', raw=b'{"k": 1}'), strict=True)),
+    ]
+    with connection.cursor() as cursor:
+        copy_rows(cursor, table=Market._meta.db_table, columns=COLUMNS, rows=[build(values) for values in given])
+    a, b, c = Market.objects.order_by("external_id")
+    assert (a.title, a.outcomes, a.raw, a.source_id) == (AWKWARD, ["Yes", "No"], "a JSON string", source.pk)
+    assert (b.outcomes, b.raw, b.bettors) == ([], {"big": 10**30, "é": [None]}, None)
+    assert (c.outcomes, c.raw) == (["A"], {"k": 1})
+    with pytest.raises(ValueError, match="Market has no column nonsense"):
+        copy_row_builder(Market, ("title", "nonsense"))
 
 
 def test_a_staging_table_takes_the_real_tables_types() -> None:
@@ -110,56 +125,3 @@ def test_a_duplicate_key_fails_the_whole_copy() -> None:
     ):
         copy_rows(cursor, table=Market._meta.db_table, columns=COLUMNS, rows=rows)
     assert not Market.objects.exists()
-
-
-def test_rows_from_field_values_store_what_bulk_create_stores() -> None:
-    market = MarketFactory()
-    given = [
-        {
-            "external_id": "copied:1",
-            "title": AWKWARD,
-            "type": Question.Type.MULTIPLE_CHOICE,
-            "options": ["A", "B", "C"],
-            "attribution": {"source": "Polymarket", "nested": [1, None, "ü"]},
-            "open_at": NOW,
-            "close_at": NOW + timedelta(days=9),
-            "market_id": market.pk,
-            # auto_now_add stamps the row whatever it is given, as pre_save does.
-            "created_at": NOW - timedelta(days=400),
-        },
-        {
-            "external_id": "copied:2",
-            "title": "Defaults for the rest",
-            "type": Question.Type.BINARY,
-            "open_at": NOW,
-            "close_at": NOW + timedelta(days=1),
-        },
-    ]
-    later = NOW + timedelta(hours=5)
-    with time_machine.travel(later, tick=False):
-        columns, rows = model_copy_rows(Question, given)
-        with connection.cursor() as cursor:
-            copy_rows(cursor, table=Question._meta.db_table, columns=columns, rows=rows)
-        Question.objects.bulk_create(
-            [Question(**{**values, "external_id": values["external_id"].replace("copied", "orm")}) for values in given]
-        )
-    for number in (1, 2):
-        copied = Question.objects.get(external_id=f"copied:{number}")
-        orm = Question.objects.get(external_id=f"orm:{number}")
-        assert copied.created_at == copied.updated_at == later == orm.created_at
-        assert model_to_dict(copied, exclude=["id", "external_id"]) == model_to_dict(orm, exclude=["id", "external_id"])
-    assert Question.objects.get(external_id="copied:1").options == ["A", "B", "C"]
-    assert Question.objects.get(external_id="copied:2").background_events == []
-
-
-def test_an_unknown_field_is_named_and_a_callable_default_is_called_per_row() -> None:
-    with pytest.raises(TypeError, match="Question has no field market, nonsense"):
-        model_copy_rows(Question, [{"title": "t"}, {"nonsense": 1, "market": None}])
-    agent, question = AgentFactory(), QuestionFactory()
-    values = {"agent_id": agent.pk, "question_id": question.pk, "simulated_at": NOW, "created_at": NOW}
-    columns, rows = model_copy_rows(ReplaySession, [values, values])
-    keys = [row[columns.index("id")] for row in rows]
-    assert keys[0] != keys[1]
-    with connection.cursor() as cursor:
-        copy_rows(cursor, table=ReplaySession._meta.db_table, columns=columns, rows=rows[:1])
-    assert ReplaySession.objects.get().pk == keys[0]

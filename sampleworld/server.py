@@ -32,8 +32,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from ingestion.sampleworld.clock import FictionalClock
-from ingestion.sampleworld.generator import ArticleItem, World
+from sampleworld.clock import FictionalClock
+from sampleworld.world import ArticleItem, World
 
 FEED_LIMIT = 1000
 Reply = tuple[int, str, bytes]
