@@ -38,6 +38,8 @@ def _command(server: str, port: int, workers: int) -> tuple[list[str], dict[str,
             "DJANGO_SECRET_KEY": "production-test-key",
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
             "DJANGO_SECURE_COOKIES": "0",
+            # The tests speak plain HTTP to it; in production a TLS proxy sits in front.
+            "DJANGO_SECURE_SSL_REDIRECT": "0",
         }
         return command, settings
     code = (
