@@ -337,14 +337,17 @@ class Sessions:
     session it could not forecast in, so that none stays open.
     """
 
-    def __init__(self, hs: Client, questions: Iterable[Question]) -> None:
+    def __init__(self, hs: Client) -> None:
         self.hs = hs
         self.opened: dict[int, ReplaySession | ApiError] = {}
         self.forecast_in: set[str] = set()
+
+    def open(self, questions: Iterable[Question]) -> None:
+        """Open (or get) the session of every replay question among ``questions``."""
         for question in questions:
             if question.is_replay:
                 try:
-                    self.opened[question.id] = hs.open_replay(question)
+                    self.opened[question.id] = self.hs.open_replay(question)
                 except ApiError as exc:  # e.g. its outcome was published since the listing
                     self.opened[question.id] = exc
 
@@ -420,8 +423,9 @@ def run(
         if limit:
             chosen = chosen[:limit]
         statuses: Counter[int] = Counter()
-        sessions = Sessions(hs, chosen)
+        sessions = Sessions(hs)
         try:
+            sessions.open(chosen)
             chosen = sessions.in_order(chosen)
             for number, question in enumerate(chosen, 1):
                 status, outcome = attempt(hs, sessions, question, mode=mode, model=model, name=name)
