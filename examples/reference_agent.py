@@ -7,15 +7,19 @@ What it does, for every question it is offered:
    evidence corpus — the sample world's first, replay before live — and not an imported question set
    such as ForecastBench's (those have no articles to read; ``--include-imported`` adds them);
    questions whose outcome is already public are skipped (nothing is left to forecast);
-2. for a replay question opens its replay session (``Client.open_replay``): every evidence call made
-   with the session is answered as of the session's simulated date, never later;
-3. searches the archive (``Client.search_articles``) and reads the best hits (``Client.read_article``);
-   for relation questions it also queries structured events, and for choice questions the market
-   price history;
+2. opens the replay sessions of the replay questions it will forecast (``Client.open_replay``):
+   every evidence call made with a session is answered as of its simulated date, never later, and
+   opening is how the agent learns that date. It then forecasts the replay questions in order of
+   simulated date, each before the next, and only then the live ones (``Sessions`` says why);
+3. for each question, searches the archive (``Client.search_articles``) and reads the best hits
+   (``Client.read_article``); for relation questions it also queries structured events, and for
+   choice questions the market price history;
 4. builds a forecast graph from what it read: one event per story (near-duplicate headlines merged),
    linked in date order;
 5. forecasts, and submits the forecast with its sources (the articles it read), a rationale and the
-   graph (``Client.submit_forecast``), with an idempotency key so a rerun submits nothing twice.
+   graph (``Client.submit_forecast``), with an idempotency key so a rerun submits nothing twice;
+6. closes every replay session it could not forecast in (``Client.close_replay``), also when an
+   error or an interrupt ends the run, so that no session stays open; a rerun skips closed ones.
 
 Two modes:
 
@@ -40,11 +44,13 @@ import json
 import math
 import os
 import re
+import signal
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from hindsight_client import (
@@ -53,6 +59,7 @@ from hindsight_client import (
     Client,
     Event,
     Forecast,
+    HindsightError,
     InvalidRequest,
     NotFound,
     PriceHistory,
@@ -267,9 +274,10 @@ def llm_prediction(question: Question, evidence: Evidence, model: str) -> tuple[
 # ------------------------------------------------------------------------------------ the loop
 
 
-def forecast_question(hs: Client, question: Question, *, mode: str, model: str, name: str) -> tuple[Forecast, int]:
+def forecast_question(
+    hs: Client, question: Question, session: ReplaySession | None, *, mode: str, model: str, name: str
+) -> tuple[Forecast, int]:
     """Gather evidence, forecast and submit; returns the forecast and the number of articles read."""
-    session = hs.open_replay(question) if question.is_replay else None
     evidence = gather(hs, question, session)
     prediction, rationale = offline_prediction(question, evidence)
     if mode == "llm":
@@ -313,6 +321,82 @@ def offered(hs: Client, *, track: str = "all", include_imported: bool = False) -
     return sorted(found, key=lambda q: (rank.get(q.origin, 1), q.track != "replay"))  # stable: deadlines kept
 
 
+EARLIEST = datetime.min.replace(tzinfo=UTC)
+
+
+class Sessions:
+    """The run's replay sessions, and the order they impose.
+
+    A replay forecast counts as leaked whatever the gateway served the agent, in any scope, dated at
+    or after the session's simulated date before the forecast was received: a later session's
+    evidence or a live question's news read first would spoil it. And while a session is open with
+    no forecast in it, evidence as of now answers only for live questions the agent already
+    forecasts (the others raise ``Forbidden``). So the agent opens the sessions of the replay
+    questions it will forecast (which is how it learns their simulated dates), forecasts them in
+    order of simulated date, each before the next, then the live questions; and it closes every
+    session it could not forecast in, so that none stays open.
+    """
+
+    def __init__(self, hs: Client) -> None:
+        self.hs = hs
+        self.opened: dict[int, ReplaySession | ApiError] = {}
+        self.forecast_in: set[str] = set()
+
+    def open(self, questions: Iterable[Question]) -> None:
+        """Open (or get) the session of every replay question among ``questions``."""
+        for question in questions:
+            if question.is_replay:
+                try:
+                    self.opened[question.id] = self.hs.open_replay(question)
+                except ApiError as exc:  # e.g. its outcome was published since the listing
+                    self.opened[question.id] = exc
+
+    def in_order(self, questions: Iterable[Question]) -> list[Question]:
+        """Replay questions by simulated date (those refused a session first), then live ones as given."""
+
+        def when(question: Question) -> tuple[bool, datetime]:
+            found = self.opened.get(question.id)
+            return not question.is_replay, found.simulated_date if isinstance(found, ReplaySession) else EARLIEST
+
+        return sorted(questions, key=when)
+
+    def close_unforecast(self, only: ReplaySession | None = None) -> list[ReplaySession]:
+        """Close the open sessions (or ``only`` that one) holding no forecast of this run or an earlier
+        one; returns those closed. A failure to close one is reported and the others are still closed."""
+        closed: list[ReplaySession] = []
+        for question_id, found in self.opened.items():
+            if not isinstance(found, ReplaySession) or found.closed or found.id in self.forecast_in:
+                continue
+            if only is not None and found.id != only.id:
+                continue
+            try:
+                if next(iter(self.hs.forecasts(session=found, page_size=1)), None) is None:
+                    self.opened[question_id] = now_closed = self.hs.close_replay(found)
+                    closed.append(now_closed)
+            except HindsightError as exc:
+                print(f"  could not close replay session {found.id}: {exc}", file=sys.stderr)
+        return closed
+
+
+def attempt(hs: Client, sessions: Sessions, question: Question, **how: str) -> tuple[int | None, str]:
+    """One question: its HTTP status (None when skipped) and what happened, for the progress line."""
+    found = sessions.opened.get(question.id)
+    if isinstance(found, ApiError):
+        return found.status, f"refused: {found}"
+    if found is not None and found.closed_at is not None:
+        return None, f"skipped: its replay session was closed at {found.closed_at:%Y-%m-%d %H:%M} UTC"
+    try:
+        forecast, read = forecast_question(hs, question, found, **how)
+    except ApiError as exc:  # one refused question never stops the others
+        closed = sessions.close_unforecast(only=found) if found is not None else []
+        return exc.status, f"refused: {exc}" + ("; its replay session is closed" if closed else "")
+    if found is not None:
+        sessions.forecast_in.add(found.id)
+    return 201 if forecast.created else 200, f"read {read:>2}, forecast {forecast.id} " + (
+        "created" if forecast.created else "unchanged"
+    )
+
+
 def run(
     base_url: str,
     token: str,
@@ -326,9 +410,10 @@ def run(
     questions: Iterable[Question | Mapping[str, Any]] | None = None,
     log: Callable[[str], None] | None = None,
 ) -> dict[int, int]:
-    """Forecast every offered question (or the given ones) once; returns counts by HTTP status
-    (201 created, 200 unchanged by its idempotency key, 4xx refused). ``log`` gets a progress line
-    per question."""
+    """Forecast every offered question (or the given ones) once, replay questions first in order of
+    simulated date; returns counts by HTTP status (201 created, 200 unchanged by its idempotency key,
+    4xx refused). ``log`` gets a progress line per question. No session is left open on return, nor
+    when an exception or an interrupt ends the run."""
     with Client(base_url, token) as hs:
         chosen = (
             offered(hs, track=track, include_imported=include_imported)
@@ -338,18 +423,23 @@ def run(
         if limit:
             chosen = chosen[:limit]
         statuses: Counter[int] = Counter()
-        for number, question in enumerate(chosen, 1):
-            try:
-                forecast, read = forecast_question(hs, question, mode=mode, model=model, name=name)
-                status = 201 if forecast.created else 200
-                outcome = f"read {read:>2}, forecast {forecast.id} " + ("created" if forecast.created else "unchanged")
-            except ApiError as exc:  # one refused question never stops the others
-                status, outcome = exc.status, f"refused: {exc}"
-            statuses[status] += 1
-            if log is not None:
-                log(
-                    f"[{number:>3}/{len(chosen)}] {question.track:<6} #{question.id:<6} {question.title[:56]:<56} {outcome}"
-                )
+        sessions = Sessions(hs)
+        try:
+            sessions.open(chosen)
+            chosen = sessions.in_order(chosen)
+            for number, question in enumerate(chosen, 1):
+                status, outcome = attempt(hs, sessions, question, mode=mode, model=model, name=name)
+                if status is not None:
+                    statuses[status] += 1
+                if log is not None:
+                    log(
+                        f"[{number:>3}/{len(chosen)}] {question.track:<6} #{question.id:<6} "
+                        f"{question.title[:56]:<56} {outcome}"
+                    )
+        finally:
+            for session in sessions.close_unforecast():
+                if log is not None:
+                    log(f"Closed replay session {session.id} on question #{session.question}: no forecast in it.")
     return dict(statuses)
 
 
@@ -393,6 +483,8 @@ def main() -> None:
     args = parser.parse_args()
     if not args.token:
         parser.error("give --token or set HINDSIGHT_TOKEN (python manage.py create_agent prints one)")
+    # A stop request ends the run through its cleanup, which closes sessions left without a forecast.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     started = time.monotonic()
     statuses = run(
         args.base_url, args.token, mode=args.mode, track=args.track, limit=args.limit,

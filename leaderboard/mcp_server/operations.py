@@ -16,7 +16,7 @@ from typing import Any
 from rest_framework import exceptions, serializers
 from rest_framework.renderers import JSONRenderer
 
-from leaderboard.apis.common import api_exception, id_field
+from leaderboard.apis.common import SessionIdField, api_exception, id_field
 from leaderboard.apis.evidence import (
     ArticleSearchApi,
     EventsApi,
@@ -36,7 +36,7 @@ from leaderboard.models import Forecast
 from leaderboard.selectors.questions import question_get, question_list
 from leaderboard.services.errors import ServiceError
 from leaderboard.services.evidence import EvidenceScope
-from leaderboard.services.forecasts import forecast_submit, replay_session_open
+from leaderboard.services.forecasts import forecast_submit, replay_session_close, replay_session_open
 
 
 def _given(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -60,6 +60,10 @@ def _json(body: dict[str, Any]) -> dict[str, Any]:
 
 class QuestionInput(serializers.Serializer):
     question = id_field("The question's id.")
+
+
+class ReplayCloseInput(serializers.Serializer):
+    session = SessionIdField(help_text="Your replay session's id.")
 
 
 class ArticleReadInput(ScopeInput):
@@ -104,6 +108,15 @@ def open_replay_session(principal: AgentPrincipal, **arguments: Any) -> dict[str
     except ServiceError as exc:
         raise api_exception(exc) from exc
     return _json({**ReplayOutputSerializer(session).data, "created": created})
+
+
+def close_replay_session(principal: AgentPrincipal, **arguments: Any) -> dict[str, Any]:
+    session_id = _validated(ReplayCloseInput(data=_given(arguments)))["session"]
+    try:
+        session = replay_session_close(agent=principal.agent, session_id=session_id)
+    except ServiceError as exc:
+        raise api_exception(exc) from exc
+    return _json(ReplayOutputSerializer(session).data)
 
 
 # ------------------------------------------------------------------------------------ evidence

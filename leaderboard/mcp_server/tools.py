@@ -29,6 +29,9 @@ Live questions (track "live", status "open") are forecast now, with evidence as 
 question=<id> to the evidence tools. Replay questions (track "replay") are already resolved: call
 open_replay_session first, then pass session=<id> to every evidence tool and to submit_forecast;
 evidence is then answered strictly before the session's simulated date, which never changes.
+Do replay questions first, in order of simulated date, each to its forecast, and close
+(close_replay_session) any session you will not forecast in: while one is open without your
+forecast, evidence as of now answers only for live questions you already forecast.
 Articles you read with read_article count toward your evidence score; cite them in sources.
 Errors are tool errors whose JSON carries the HTTP-equivalent status, a code and a message."""
 
@@ -109,12 +112,29 @@ async def open_replay_session(
     ctx: Context[Any, Any], question: Annotated[Any, _schema("A replay-track question's id.", type="integer")]
 ) -> CallToolResult:
     """Open your replay session on a replay question (or get the one you already have):
-    {id, question, agent, simulated_date, created_at, created}.
+    {id, question, agent, simulated_date, created_at, closed_at, created}.
 
     Every evidence tool called with session=<id> answers strictly before simulated_date, and a
     forecast on the question must name the session. The date never changes.
+    While the session is open and holds no forecast of yours, evidence as of now (question=<id>)
+    answers only for live questions you already forecast; others are refused (permission_denied).
+    Forecast in the session or close it (close_replay_session). Anything you are served dated at
+    or after simulated_date before you forecast here counts as a leak: do replay questions first,
+    in order of simulated date.
     """
     return await call(ctx, operations.open_replay_session, question=question)
+
+
+async def close_replay_session(
+    ctx: Context[Any, Any],
+    session: Annotated[
+        Any, _schema("Your replay session id (from open_replay_session).", type="string", format="uuid")
+    ],
+) -> CallToolResult:
+    """Close your replay session: {id, question, agent, simulated_date, created_at, closed_at}.
+    It takes no more forecasts (those made stand) and no longer limits your evidence as of now;
+    closing again changes nothing. Close every session you will not forecast in."""
+    return await call(ctx, operations.close_replay_session, session=session)
 
 
 async def search_articles(
@@ -273,6 +293,7 @@ TOOLS = (
     (list_questions, READ_ONLY),
     (get_question, READ_ONLY),
     (open_replay_session, ToolAnnotations(idempotent_hint=True, destructive_hint=False, open_world_hint=False)),
+    (close_replay_session, ToolAnnotations(idempotent_hint=True, destructive_hint=True, open_world_hint=False)),
     (search_articles, READ_ONLY),
     (read_article, READ_ONLY),
     (query_events, READ_ONLY),

@@ -36,7 +36,7 @@ def test_tokens_are_checked_as_the_rest_api_checks_them(site: InProcessServer, a
         assert answer.headers["WWW-Authenticate"] == "Token"
 
     listed = post(site.url, Authorization=f"Token {agent_key}")
-    assert listed.status_code == 200 and len(listed.json()["result"]["tools"]) == 8
+    assert listed.status_code == 200 and len(listed.json()["result"]["tools"]) == 9
     # Without the trailing slash too.
     bare = httpx.post(f"{site.url}/mcp", json=LIST_TOOLS, headers={**HEADERS, "Authorization": f"Token {agent_key}"})
     assert bare.status_code == 200

@@ -24,6 +24,7 @@ TOOLS = {
     "list_questions",
     "get_question",
     "open_replay_session",
+    "close_replay_session",
     "search_articles",
     "read_article",
     "query_events",

@@ -74,7 +74,7 @@ def test_stdio_replay_flow_and_revocation(agent: Agent, agent_key: str, tmp_path
                 return found
 
     found = run(flow)
-    assert len(found["tools"]) == 8
+    assert len(found["tools"]) == 9
     simulated = datetime.fromisoformat(found["session"]["simulated_date"].replace("Z", "+00:00"))
     assert [hit["id"] for hit in found["search"]["results"]] == [early.pk]
     assert simulated > early.published_at

@@ -28,7 +28,7 @@ from hindsight_client.models import (
     SearchPage,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 R = TypeVar("R", bound=Result)
 
@@ -223,9 +223,23 @@ class Client:
         return Question.from_json(self.request("GET", f"/questions/{_question_id(question)}/"))
 
     def open_replay(self, question: QuestionRef) -> ReplaySession:
-        """Your replay session on a replay question (opened on the first call, the same one afterwards)."""
+        """Your replay session on a replay question (opened on the first call, the same one afterwards).
+
+        Until you forecast in it or close it (``close_replay``), evidence as of now answers only for
+        live questions you already forecast; other live ``question=`` queries raise ``Forbidden``."""
         response = self.send("POST", "/replays/", json={"question": _question_id(question)})
         return replace(ReplaySession.from_json(response.json()), created=response.status_code == 201)
+
+    def close_replay(self, session: SessionRef) -> ReplaySession:
+        """Close your replay session (closing again changes nothing): it takes no more forecasts, those
+        made stand. Close a session you will not forecast in: until you forecast in it or close it,
+        evidence as of now answers only for live questions you forecast (others raise ``Forbidden``)."""
+        raw = str(_session_id(session))
+        try:
+            session_id = UUID(raw)
+        except ValueError:
+            raise ValueError(f"{raw!r} is not a replay session id") from None
+        return ReplaySession.from_json(self.request("DELETE", f"/replays/{session_id}/"))
 
     # -------------------------------------------------------------------------------- evidence
 

@@ -62,7 +62,12 @@ class InvalidRequest(ApiError):
 
 
 class Unauthorized(ApiError):
-    """401/403: no token, an unknown or revoked token, or not allowed."""
+    """401: no token, or an unknown or revoked one."""
+
+
+class Forbidden(ApiError):
+    """403: the token is valid but may not do this now; e.g. evidence as of now while one of your
+    replay sessions is open (the message names the session: forecast in it or close it first)."""
 
 
 class NotFound(ApiError):
@@ -90,7 +95,7 @@ class ServerError(ApiError):
 _BY_STATUS: dict[int, type[ApiError]] = {
     400: InvalidRequest,
     401: Unauthorized,
-    403: Unauthorized,
+    403: Forbidden,
     404: NotFound,
     409: Conflict,
     413: RequestTooLarge,

@@ -126,7 +126,12 @@ class ReplaySession(Result):
     agent: str
     simulated_date: datetime
     created_at: datetime
+    closed_at: datetime | None = None  # closed: it takes no more forecasts
     created: bool | None = None  # True when this call opened it
+
+    @property
+    def closed(self) -> bool:
+        return self.closed_at is not None
 
 
 # ------------------------------------------------------------------------------------ evidence
