@@ -30,7 +30,7 @@ CONTEXT_TOKENS = 8192
 # for the same request under load). HINDSIGHT_LLM_SERVER_THREADS=2 suits an idle machine.
 THREADS = os.environ.get("HINDSIGHT_LLM_SERVER_THREADS", "1")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-# Tighter than the defaults so the suite ends in minutes on two cores; the README gives both.
+# Tighter than the defaults so the suite ends in minutes on two cores; docs/operations.md gives both.
 STAGE_LIMITS = (
     "hindsight_explanation=256/240,hindsight_graph=1024/480,question_generation=768/300,"
     "question_scoring=192/120,judge=32/300"
