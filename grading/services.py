@@ -60,7 +60,9 @@ def _announce(graph: HindsightGraph) -> None:
     question_id, graph_id, version = graph.question_id, graph.pk, graph.version
     collected = _collected.get()
     if collected is not None:
-        transaction.on_commit(lambda: collected.append(question_id))
+        # The batch announces once, after its builds (a graph whose commit failed at the last step
+        # only costs a regrade that finds nothing new).
+        collected.append(question_id)
         return
     transaction.on_commit(
         lambda: reference_changed.send(

@@ -41,13 +41,15 @@ def _enqueue_regrades(question_ids: Iterable[int], *, what: str) -> None:
 
         ids = questions_with_forecasts(wanted)
         if not ids:
-            report_progress(logger, f"grading: none of the {len(wanted)} {what} has forecasts; nothing to regrade")
+            report_progress(logger, f"grading: none of the {len(wanted)} questions ({what}) has forecasts to regrade")
             return
         size = max(1, settings.HINDSIGHT_GRADING_QUESTIONS_PER_RUN)
         for start in range(0, len(ids), size):
             regrade_questions.delay(ids[start : start + size])
             done = min(start + size, len(ids))
-            report_progress(logger, f"grading: {done} of the {len(ids)} {what} with forecasts sent to regrade")
+            report_progress(
+                logger, f"grading: regrade sent for {done} of the {len(ids)} questions with forecasts ({what})"
+            )
 
     transaction.on_commit(enqueue)
 
@@ -61,7 +63,7 @@ def regrade_on_resolution(sender: Any, *, question_id: int, **kwargs: Any) -> No
 @receiver(resolutions_changed, dispatch_uid="leaderboard.regrade_on_resolutions")
 def regrade_on_resolutions(sender: Any, *, changes: list[ResolutionChange], **kwargs: Any) -> None:
     """Many resolutions at once (a bulk import): their questions are regraded in runs."""
-    _enqueue_regrades((change.question_id for change in changes), what="questions resolved together")
+    _enqueue_regrades((change.question_id for change in changes), what="resolved together")
 
 
 @receiver(reference_changed, dispatch_uid="leaderboard.regrade_on_reference")
@@ -73,7 +75,7 @@ def regrade_on_reference(sender: Any, *, question_id: int, **kwargs: Any) -> Non
 @receiver(references_changed, dispatch_uid="leaderboard.regrade_on_references")
 def regrade_on_references(sender: Any, *, question_ids: list[int], **kwargs: Any) -> None:
     """New hindsight graphs from a batch of builds: their questions are regraded in runs."""
-    _enqueue_regrades(question_ids, what="questions with new hindsight graphs")
+    _enqueue_regrades(question_ids, what="new hindsight graphs")
 
 
 @receiver(outcome_published, dispatch_uid="leaderboard.grade_on_publish")
