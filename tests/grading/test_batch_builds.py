@@ -5,12 +5,10 @@ and the new graphs are regraded together."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from celery.signals import task_prerun
 from django.db import DatabaseError
 
 import grading.batch_builds as batch_builds
@@ -23,19 +21,6 @@ from tests.grading.corpus import T0, T_RES, make_corpus, make_question
 from tests.leaderboard.grading_support import add_forecast
 
 pytestmark = [pytest.mark.django_db, pytest.mark.dual_db]
-
-
-@pytest.fixture
-def tasks_run() -> Iterator[list[str]]:
-    """Names of the Celery tasks that run (in-process here), in order."""
-    names: list[str] = []
-
-    def count(sender: Any = None, task: Any = None, **kwargs: Any) -> None:
-        names.append(task.name)
-
-    task_prerun.connect(count, weak=False)
-    yield names
-    task_prerun.disconnect(count)
 
 
 def _resolve_together(questions: list[Question], *, at: dict[int, Any] | None = None) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from io import StringIO
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 import time_machine
-from celery.signals import before_task_publish, task_prerun
+from celery.signals import before_task_publish
 from django.core.management import call_command
 
 import ingestion
@@ -36,19 +35,6 @@ def run(*paths: Path) -> str:
     with time_machine.travel(NOW, tick=False):
         call_command("import_forecastbench", *[str(p) for p in paths], stdout=out)
     return out.getvalue()
-
-
-@pytest.fixture
-def tasks_run() -> Iterator[list[str]]:
-    """Names of the Celery tasks that run in this process, in order."""
-    names: list[str] = []
-
-    def count(sender: Any = None, task: Any = None, **kwargs: Any) -> None:
-        names.append(task.name)
-
-    task_prerun.connect(count, weak=False)
-    yield names
-    task_prerun.disconnect(count)
 
 
 @pytest.mark.dual_db
