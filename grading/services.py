@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import date, datetime
 from typing import Any
 
@@ -37,8 +40,30 @@ def default_builder() -> str:
     return "llm" if llm.is_configured() else "offline"
 
 
+# Inside ``references_collected()`` (a batch of builds) the questions of new graphs are gathered
+# for one announcement per batch, instead of a ``reference_changed`` per graph.
+_collected: ContextVar[list[int] | None] = ContextVar("hindsight_references_collected", default=None)
+
+
+@contextmanager
+def references_collected() -> Iterator[list[int]]:
+    """Gather the questions whose new graphs are stored inside the block, unannounced."""
+    collected: list[int] = []
+    token = _collected.set(collected)
+    try:
+        yield collected
+    finally:
+        _collected.reset(token)
+
+
 def _announce(graph: HindsightGraph) -> None:
     question_id, graph_id, version = graph.question_id, graph.pk, graph.version
+    collected = _collected.get()
+    if collected is not None:
+        # The batch announces once, after its builds (a graph whose commit failed at the last step
+        # only costs a regrade that finds nothing new).
+        collected.append(question_id)
+        return
     transaction.on_commit(
         lambda: reference_changed.send(
             sender=HindsightGraph, question_id=question_id, graph_id=graph_id, version=version

@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+from celery.signals import task_prerun
 
 from leaderboard.models import Agent, Membership
 from leaderboard.services.teams import token_create
@@ -106,3 +107,16 @@ def _tasks_run_in_process() -> Iterator[None]:
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = True
+
+
+@pytest.fixture
+def tasks_run() -> Iterator[list[str]]:
+    """Names of the Celery tasks that run in this process (in-process tasks), in order."""
+    names: list[str] = []
+
+    def count(sender: Any = None, task: Any = None, **kwargs: Any) -> None:
+        names.append(task.name)
+
+    task_prerun.connect(count, weak=False)
+    yield names
+    task_prerun.disconnect(count)

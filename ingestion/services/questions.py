@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from ingestion.models import Question, Resolution
 from ingestion.question_data import question_data_clean, validate_outcome
-from ingestion.signals import outcome_published, resolution_changed
+from ingestion.signals import ResolutionChange, outcome_published, resolution_changed, resolutions_changed
 
 
 @transaction.atomic
@@ -159,9 +159,10 @@ def questions_resolve_many(
     *, items: Sequence[NewResolution], note: str = "", author_label: str = "", now: datetime
 ) -> list[Resolution]:
     """``question_resolve`` for many questions at once (bulk imports): each gets a resolve (or
-    an amend after a resolve) as the next version, its status set to resolved, and an
-    announcement once the transaction commits. The caller has checked that each outcome
-    changes something; outcomes are validated here as ``question_resolve`` validates them."""
+    an amend after a resolve) as the next version and its status set to resolved; the whole
+    batch is announced once (``resolutions_changed``) when the transaction commits. The caller
+    has checked that each outcome changes something; outcomes are validated here as
+    ``question_resolve`` validates them."""
     if not items:
         return []
     ids = [item.question.pk for item in items]
@@ -197,7 +198,12 @@ def questions_resolve_many(
         if resolution.pk is None:
             # Backends that do not return keys from a bulk insert (SQLite before 3.35).
             resolution.pk = Resolution.objects.get(question=resolution.question, version=resolution.version).pk
-        _announce_on_commit(resolution)
+    changes = [
+        ResolutionChange(question_id=r.question_id, resolution_id=r.pk, version=r.version, kind=r.kind) for r in created
+    ]
+    # One announcement for the batch: the follow-up work (hindsight builds, regrades) is enqueued
+    # per batch of questions rather than once per question.
+    transaction.on_commit(lambda: resolutions_changed.send(sender=Question, changes=changes))
     return created
 
 

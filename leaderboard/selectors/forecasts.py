@@ -1,4 +1,4 @@
-"""Reads of forecasts for the agent that made them."""
+"""Reads of forecasts: for the agent that made them, and which questions have any."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
 from ingestion.models import Question
+from ingestion.selectors.questions import CHUNK
 from leaderboard.models import Agent, Forecast, Grade
 
 
@@ -42,3 +43,16 @@ def forecast_current_grades(*, forecasts: Iterable[Forecast]) -> dict[int, Grade
     if not ids:
         return {}
     return {g.forecast_id: g for g in Grade.objects.filter(forecast_id__in=ids, is_current=True)}
+
+
+def questions_with_forecasts(question_ids: Iterable[int]) -> list[int]:
+    """The given questions that have at least one forecast (the others have nothing to grade)."""
+    ids = sorted(set(question_ids))
+    found: set[int] = set()
+    for start in range(0, len(ids), CHUNK):
+        found.update(
+            Forecast.objects.filter(question_id__in=ids[start : start + CHUNK])
+            .values_list("question_id", flat=True)
+            .distinct()
+        )
+    return sorted(found)

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from common.progress import progress_to
 from ingestion.services.imports import forecastbench_import
 
 
@@ -43,13 +44,16 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {text}")
 
         try:
-            report = forecastbench_import(
-                question_set=question_set,
-                resolution_set=resolution_set,
-                question_set_name=question_path.name,
-                resolution_set_name=resolution_path.name if resolution_path else "",
-                progress=progress,
-            )
+            # The follow-up work of the new resolutions (hindsight builds, regrades) reports here
+            # when it runs in this process (no broker); with one, the workers log it.
+            with progress_to(progress):
+                report = forecastbench_import(
+                    question_set=question_set,
+                    resolution_set=resolution_set,
+                    question_set_name=question_path.name,
+                    resolution_set_name=resolution_path.name if resolution_path else "",
+                    progress=progress,
+                )
         except ValidationError as exc:
             raise CommandError(f"nothing imported; {' '.join(exc.messages)}") from exc
         self.stdout.write(f"{question_path}: {report.summary()}")
