@@ -127,6 +127,9 @@ def start_gunicorn(
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
         "DJANGO_SECRET_KEY": os.environ.get("DJANGO_SECRET_KEY", "bench-" + uuid.uuid4().hex),
         "DJANGO_SECURE_COOKIES": "0",
+        # Plain HTTP on loopback stands for the TLS-terminating proxy, which would redirect and send HSTS.
+        "DJANGO_SECURE_SSL_REDIRECT": "0",
+        "DJANGO_SECURE_HSTS_SECONDS": "0",
         "DJANGO_LOG_LEVEL": "WARNING",
         # The limiter still runs (one Redis increment per request); the budget just never runs out.
         "HINDSIGHT_RATE_LIMIT_REQUESTS": "1000000000",
