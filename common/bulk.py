@@ -37,7 +37,8 @@ _column_types: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
 
 def _dumps(value: Any) -> bytes:
     try:
-        return orjson.dumps(value)
+        # NumPy scalars (a grade's scores come out of NumPy) are written as the numbers they hold.
+        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY)
     except orjson.JSONEncodeError:
         # orjson refuses what json.loads can produce: integers beyond 64 bits, lone surrogates.
         return json.dumps(value).encode()

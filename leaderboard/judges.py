@@ -16,7 +16,7 @@ Two judges answer the same questions and feed the same counting code
 Every per-item verdict, with the raw model answer or the lexical score, is returned for audit.
 A model failure raises :class:`JudgeUnavailable`; the grading run then judges the whole question
 with the lexical judge, labelled as a fallback with the reason, so the two are never mixed within
-a question (``leaderboard.services.grading``).
+a question (``leaderboard.services.grade_scoring``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from django.db import DatabaseError
 
 from leaderboard.judges import JudgeUnavailable
 from leaderboard.selectors.grades import questions_needing_grading
-from leaderboard.services.grading import GradingReport, grade_question, grade_questions
+from leaderboard.services.grade_runs import GradingReport, grade_question, grade_questions
 from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
 
 logger = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from grading.scoring.matchers import score_events
 from grading.scoring.reasoning import Event
 from grading.services import hindsight_build
 from ingestion.models import Question
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import AgentFactory
 from tests.grading import storylines
 from tests.ingestion.fakeserver import FakeServer

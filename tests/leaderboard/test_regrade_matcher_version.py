@@ -12,7 +12,7 @@ from django.test import Client
 from grading.scoring.reasoning import MATCHER_VERSION
 from grading.scoring.worldreasoner import WORLDREASONER_MATCHER_VERSION
 from leaderboard.models import Agent, Grade
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.leaderboard.grading_support import (
     RefEvent,
     add_forecast,

@@ -330,7 +330,7 @@ HINDSIGHT_GRAPH_LOOKBACK_DAYS = env_int("HINDSIGHT_GRAPH_LOOKBACK_DAYS", 30)
 HINDSIGHT_GRAPH_MAX_ARTICLES = env_int("HINDSIGHT_GRAPH_MAX_ARTICLES", 120)
 HINDSIGHT_GRAPH_MAX_EVENTS = env_int("HINDSIGHT_GRAPH_MAX_EVENTS", 30)
 
-# Grading (leaderboard/services/grading.py). Matcher parameters are stored on every grade.
+# Grading (leaderboard/services/grade_runs.py, grade_scoring.py). Matcher parameters are stored on every grade.
 HINDSIGHT_MATCHER_THRESHOLD = env_float("HINDSIGHT_MATCHER_THRESHOLD", 0.45)
 HINDSIGHT_MATCHER_DATE_WINDOW_DAYS = env_int("HINDSIGHT_MATCHER_DATE_WINDOW_DAYS", 7)
 HINDSIGHT_MATCHER_BM25_WEIGHT = env_float("HINDSIGHT_MATCHER_BM25_WEIGHT", 0.6)
