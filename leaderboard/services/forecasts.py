@@ -38,7 +38,8 @@ from ingestion.services.questions import default_window_end
 from leaderboard.models import Agent, Forecast, ReplaySession
 from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
 from leaderboard.services.errors import ForecastConflict, NotFound
-from leaderboard.services.predictions import ArticleResolver, forecast_body_clean, url_variants
+from leaderboard.services.forecast_sources import ArticleResolver, url_variants
+from leaderboard.services.predictions import forecast_body_clean
 
 
 def _refuse_unless_offered(question: Question, *, what: str) -> None:
