@@ -19,6 +19,7 @@ from rest_framework import serializers
 from rest_framework.fields import empty
 from rest_framework.settings import api_settings
 
+from grading.builders.draft import RELATIONS
 from leaderboard.services.forecast_fields import (
     MAX_EVENTS,
     MAX_TEXT_CHARS,
@@ -32,7 +33,6 @@ from leaderboard.services.forecast_fields import (
 
 MAX_EDGES: Final = 2000
 MAX_EVENT_ID_CHARS: Final = 200
-RELATIONS: Final = ("Causes", "Enables", "Prevents", "Inhibits", "Amplifies", "Triggers", "Correlates")
 _RELATIONS_BY_LOWER: Final = {r.lower(): r for r in RELATIONS}
 _GRAPH_SHAPE: Final = '{"events": [...], "edges": [...]}'
 
