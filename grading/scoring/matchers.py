@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from grading.scoring.reasoning import (
+from grading.scoring.matching import (
     DEFAULT_MATCHER_SETTINGS,
     MATCHER_VERSION,
     Event,
     MatcherIndex,
     MatcherSettings,
     ReasoningScore,
-    ReferenceIndex,
 )
+from grading.scoring.reasoning import ReferenceIndex
 from grading.scoring.semantic import SEMANTIC_MATCHER_VERSION, SemanticReferenceIndex
 from grading.scoring.worldreasoner import WORLDREASONER_MATCHER_VERSION, WorldReasonerIndex
 

@@ -26,7 +26,7 @@ from django.db.models.functions import Cast
 
 from grading.models import HindsightEvent, HindsightGraph
 from grading.scoring import GRADER_VERSION
-from grading.scoring.reasoning import MatcherSettings
+from grading.scoring.matching import MatcherSettings
 from grading.scoring.semantic import semantic_matcher_settings
 from grading.scoring.worldreasoner import worldreasoner_matcher_settings
 from grading.selectors import Reference

@@ -32,7 +32,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from common.bulk import cyclic_gc_paused
-from grading.scoring.reasoning import MatcherSettings
+from grading.scoring.matching import MatcherSettings
 from grading.selectors import Reference, references_for_questions
 from ingestion.models import Question, Resolution
 from leaderboard.judges import LexicalJudge, LLMJudge

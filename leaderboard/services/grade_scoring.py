@@ -21,8 +21,8 @@ from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.evidence import leaked_items, score_evidence
 from grading.scoring.matchers import build_reference_index
+from grading.scoring.matching import Event, MatcherIndex, MatcherSettings, ReasoningScore
 from grading.scoring.open_ended import PredictionVerdict, score_open_ended
-from grading.scoring.reasoning import Event, MatcherIndex, MatcherSettings, ReasoningScore
 from grading.scoring.relation import sanitize_relation, score_relation
 from grading.selectors import Reference
 from ingestion.models import Question, Resolution

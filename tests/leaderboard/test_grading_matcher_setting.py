@@ -30,7 +30,7 @@ def test_unknown_matcher_is_refused_by_name(settings) -> None:  # type: ignore[n
 @pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="the semantic extra is installed")
 def test_semantic_without_the_extra_names_the_requirements_file(settings) -> None:  # type: ignore[no-untyped-def]
     from grading.scoring.matchers import build_reference_index
-    from grading.scoring.reasoning import Event
+    from grading.scoring.matching import Event
     from grading.scoring.semantic import SemanticMatcherUnavailable
 
     settings.HINDSIGHT_MATCHER = "semantic"

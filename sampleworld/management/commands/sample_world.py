@@ -16,7 +16,8 @@ from django.db.models import Count
 from grading.builders import llm
 from grading.builders.common import BuildContext, BuildError, thresholds_from_settings
 from grading.models import HindsightGraph
-from grading.scoring.reasoning import Event, score_reasoning
+from grading.scoring.matching import Event
+from grading.scoring.reasoning import score_reasoning
 from grading.services import builder_run, hindsight_build
 from ingestion.models import Article, Market, Question, StructuredEvent
 from ingestion.services.questions import question_publish_outcome
