@@ -38,8 +38,9 @@ from leaderboard.services.evidence import (
     evidence_prices,
     evidence_scope_resolve,
 )
-from leaderboard.services.forecasts import forecast_submit, replay_session_close, replay_session_open
+from leaderboard.services.forecasts import forecast_submit
 from leaderboard.services.grade_runs import grade_questions
+from leaderboard.services.replay_sessions import replay_session_close, replay_session_open
 from tests.factories import T0, AgentFactory, MarketFactory
 from tests.leaderboard.api_support import live_question, replay_question
 from tests.leaderboard.grading_support import RefEvent, make_reference
