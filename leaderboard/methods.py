@@ -35,7 +35,7 @@ from grading.scoring.relation import KL_EPSILON
 from grading.scoring.semantic import MODEL_NAME, SEMANTIC_MATCHER_VERSION, SEMANTIC_THRESHOLD
 from ingestion.text import STOPWORDS
 from leaderboard import methods_examples
-from leaderboard.selectors.grades import matcher_settings
+from leaderboard.selectors.grade_keys import matcher_settings
 from leaderboard.selectors.standings import METRIC_LABELS
 from leaderboard.services.predictions import PROBABILITY_SUM_TOLERANCE
 from leaderboard.stats import bootstrap, ranking

@@ -13,7 +13,7 @@ The simulated date cannot be walked around through another scope:
   answers ``EvidenceForbidden`` (403);
 - whatever the gateway served an agent, in any scope, before a replay forecast and dated at or
   after that forecast's as-of date counts as a leak of the forecast when it is graded
-  (``leaderboard.selectors.grades.gateway_served_items``), so no reading order earns clean credit.
+  (``leaderboard.services.leaks.ServedIndex``), so no reading order earns clean credit.
 
 Every search, read, events and prices query is recorded in the evidence access log. Records are
 buffered in-process and written with one bulk insert when the request has finished (or when the

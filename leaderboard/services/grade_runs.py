@@ -4,7 +4,7 @@
 command call it). What it does depends on the question's current resolution:
 
 - resolved / amended: every forecast whose current grade was not computed from the question's
-  current inputs key (see ``leaderboard.selectors.grades``) gets a new grade version, in batches:
+  current inputs key (see ``leaderboard.selectors.grade_keys``) gets a new grade version, in batches:
   scored by ``leaderboard.services.grade_scoring`` and stored by ``leaderboard.services.grade_writer``.
 - annulled: a new version with ``void=True`` and every metric null.
 - un-resolved (or never resolved): current grades are withdrawn (marked not current, kept as
@@ -37,7 +37,7 @@ from grading.selectors import Reference, references_for_questions
 from ingestion.models import Question, Resolution
 from leaderboard.judges import LexicalJudge, LLMJudge
 from leaderboard.models import Grade, QuestionGradingState
-from leaderboard.selectors.grades import (
+from leaderboard.selectors.grade_inputs import (
     CurrentGrade,
     ForecastHead,
     HeadsAndGrades,
@@ -46,12 +46,8 @@ from leaderboard.selectors.grades import (
     forecast_data,
     forecast_heads_and_grades_of,
     gateway_reads_for_questions,
-    inputs_key,
-    judge_label,
-    matcher_digest,
-    matcher_settings,
-    reference_key_of,
 )
+from leaderboard.selectors.grade_keys import inputs_key, judge_label, matcher_digest, matcher_settings, reference_key_of
 from leaderboard.services.claims import claims_kept_alive, grading_claim, released
 from leaderboard.services.grade_scoring import QuestionGrader
 from leaderboard.services.grade_writer import GradeBatchWriter

@@ -30,7 +30,7 @@ from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
 from ingestion.text import tokenize
 from leaderboard.judges import EvidenceItem, Judge, Judgement, JudgeUnavailable, LexicalJudge, judge_for_question
-from leaderboard.selectors.grades import ForecastData, Read
+from leaderboard.selectors.grade_inputs import ForecastData, Read
 from leaderboard.selectors.market_prices import MarketSeries
 from leaderboard.services.grade_writer import blank_grade_row
 from leaderboard.services.leaks import ServedIndex, forecast_as_of

@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from leaderboard.selectors.grades import matcher_settings
+from leaderboard.selectors.grade_keys import matcher_settings
 
 
 def test_hybrid_is_the_default(settings: pytest.FixtureRequest) -> None:

@@ -22,7 +22,7 @@ from grading.services import builder_run, hindsight_build
 from ingestion.models import Article, Market, Question, StructuredEvent
 from ingestion.services.questions import question_publish_outcome
 from leaderboard.models import Grade
-from leaderboard.selectors.grades import matcher_settings
+from leaderboard.selectors.grade_keys import matcher_settings
 from leaderboard.services.grade_runs import grade_question
 from sampleworld.publish import (
     WORLD_OPTION,
