@@ -12,11 +12,11 @@ from typing import Any
 
 import orjson
 from django.contrib.postgres.expressions import ArraySubquery
-from django.db import connection
 from django.db.models import BigIntegerField, Count, F, Func, Max, OuterRef, Q, TextField
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast
 
+from common.bulk import on_postgresql
 from ingestion.models import Resolution
 from leaderboard.models import EvidenceAccess, Forecast
 from leaderboard.services.evidence import evidence_log_flush
@@ -40,14 +40,10 @@ class ForecastHead:
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _on_postgresql() -> bool:
-    return connection.vendor == "postgresql"
-
-
 def _epoch_us(field: str) -> Func | F:
     """Microseconds since the epoch, computed by PostgreSQL (cheaper to read than datetimes); other
     databases return the datetime itself, which ``_utc`` accepts too."""
-    if not _on_postgresql():
+    if not on_postgresql():
         return F(field)
     return Func(
         F(field),
@@ -173,7 +169,7 @@ def forecast_data(forecast_ids: Sequence[int]) -> list[ForecastData]:
     ]
     forecasts = Forecast.objects.filter(pk__in=forecast_ids).order_by("id")
     rows: Iterable[tuple[Any, ...]]
-    if _on_postgresql():
+    if on_postgresql():
         cited = through.objects.filter(forecast_id=OuterRef("pk")).order_by("id")
         rows = forecasts.annotate(
             cited_ids=ArraySubquery(cited.values("article_id")),

@@ -14,6 +14,7 @@ from django.db import IntegrityError, connections, router, transaction
 from django.db.models import Model, sql
 from django.db.models.constants import OnConflict
 
+from common.bulk import on_postgresql
 from ingestion.models import Article
 from leaderboard.models import Forecast
 
@@ -34,7 +35,7 @@ def insert_forecasts(forecasts: list[Forecast]) -> None:
     sends the same arrays without that.
     """
     connection = connections[router.db_for_write(Forecast)]
-    if len(forecasts) < 2 or connection.vendor != "postgresql":
+    if len(forecasts) < 2 or not on_postgresql(connection.alias):
         Forecast.objects.bulk_create(forecasts)
         return
     query = sql.InsertQuery(Forecast)
@@ -62,7 +63,7 @@ def insert_forecast(*, forecast: Forecast, article_ids: Sequence[int], urls: Seq
     statement, resolving cited URLs (as given and canonical) to archived articles on the way.
     """
     connection = connections[router.db_for_write(Forecast)]
-    if connection.vendor != "postgresql":
+    if not on_postgresql(connection.alias):
         return _insert_forecast_portable(forecast=forecast, article_ids=article_ids, urls=urls)
     query = sql.InsertQuery(Forecast, on_conflict=OnConflict.IGNORE)
     query.insert_values([f for f in Forecast._meta.concrete_fields if not f.primary_key], [forecast])

@@ -18,7 +18,7 @@ from typing import Any
 
 from django.db import connection, connections, transaction
 
-from common.bulk import copy_row_builder, copy_rows
+from common.bulk import copy_row_builder, copy_rows, on_postgresql
 from leaderboard.models import Grade
 
 logger = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ def write_grade_batch(*, forecast_ids: Sequence[int], rows: list[dict[str, Any]]
         Grade.objects.filter(forecast_id__in=forecast_ids, is_current=True).update(is_current=False)
     if not rows:
         return
-    if connection.vendor != "postgresql":  # COPY is PostgreSQL's
+    if not on_postgresql():
         Grade.objects.bulk_create([Grade(**row) for row in rows], batch_size=500)
         return
     # The default database: the one transaction.atomic above wraps.
@@ -63,7 +63,7 @@ class GradeBatchWriter:
     def __init__(self) -> None:
         self._pool: ThreadPoolExecutor | None = None
         self._pending: Future[None] | None = None
-        if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        if on_postgresql() and not connection.in_atomic_block:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="grade-writer")
 
     def __enter__(self) -> GradeBatchWriter:
