@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 import orjson
-from django.contrib.postgres.expressions import ArraySubquery
-from django.db.models import BigIntegerField, Count, F, Func, Max, OuterRef, Q, TextField
+from django.db.models import Count, Max, Q, TextField
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Cast
 
-from common.bulk import on_postgresql
 from ingestion.models import Resolution
 from leaderboard.models import EvidenceAccess, Forecast
 from leaderboard.services.evidence import evidence_log_flush
@@ -32,30 +30,6 @@ class ForecastHead:
     agent_id: int
     session_id: Any
     received_at: datetime
-
-
-# Timestamps of bulk grading reads come as whole microseconds since the epoch: Django's timestamptz
-# loader parses each value in Python (several microseconds apiece, seven per forecast), while
-# adding a timedelta to the epoch gives the same aware UTC datetime in a fraction of that.
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _epoch_us(field: str) -> Func | F:
-    """Microseconds since the epoch, computed by PostgreSQL (cheaper to read than datetimes); other
-    databases return the datetime itself, which ``_utc`` accepts too."""
-    if not on_postgresql():
-        return F(field)
-    return Func(
-        F(field),
-        template="(EXTRACT(EPOCH FROM %(expressions)s) * 1000000)::bigint",
-        output_field=BigIntegerField(),
-    )
-
-
-def _utc(value: int | datetime | None) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    return _EPOCH + timedelta(microseconds=value)
 
 
 def _json_text(field: str | KeyTransform) -> Cast:
@@ -109,7 +83,7 @@ def forecast_heads_and_grades_of(question_ids: Sequence[int]) -> dict[int, Heads
             "id",
             "agent_id",
             "session_id",
-            _epoch_us("received_at"),
+            "received_at",
             "latest_version",
             "n_current",
             "current_key",
@@ -121,7 +95,7 @@ def forecast_heads_and_grades_of(question_ids: Sequence[int]) -> dict[int, Heads
         if question_id not in found:
             found[question_id] = ([], {}, {})
         heads, current, versions = found[question_id]
-        heads.append(ForecastHead(forecast_id, agent_id, session_id, _utc(received)))  # type: ignore[arg-type]
+        heads.append(ForecastHead(forecast_id, agent_id, session_id, received))
         if version is not None:
             versions[forecast_id] = version
         if n_current:
@@ -154,66 +128,51 @@ class ForecastData:
 
 
 def forecast_data(forecast_ids: Sequence[int]) -> list[ForecastData]:
-    """The forecasts' grading inputs, ordered by id, in one query (cited articles as arrays)."""
+    """The forecasts' grading inputs, ordered by id, in two queries (the forecasts, their citations)."""
     through = Forecast.cited_articles.through
     columns: list[Any] = [
         "id",
         "agent_id",
         "session_id",
-        _epoch_us("received_at"),
+        "received_at",
         _json_text("prediction"),
         _json_text("sources"),
         _json_text(KeyTransform("events", "graph")),
-        _epoch_us("session__simulated_at"),
+        "session__simulated_at",
         "agent__knowledge_cutoff",
     ]
     forecasts = Forecast.objects.filter(pk__in=forecast_ids).order_by("id")
-    rows: Iterable[tuple[Any, ...]]
-    if on_postgresql():
-        cited = through.objects.filter(forecast_id=OuterRef("pk")).order_by("id")
-        rows = forecasts.annotate(
-            cited_ids=ArraySubquery(cited.values("article_id")),
-            cited_published=ArraySubquery(cited.values(us=_epoch_us("article__published_at"))),
-        ).values_list(*columns, "cited_ids", "cited_published")
-    else:
-        # Without array subqueries: the citations of the batch in a second query.
-        by_forecast: dict[int, list[tuple[int, Any]]] = defaultdict(list)
-        for forecast_id, article_id, published in (
-            through.objects.filter(forecast_id__in=forecast_ids)
-            .order_by("id")
-            .values_list("forecast_id", "article_id", "article__published_at")
-        ):
-            by_forecast[forecast_id].append((article_id, published))
-        rows = [
-            (*row, [a for a, _ in by_forecast[row[0]]], [p for _, p in by_forecast[row[0]]])
-            for row in forecasts.values_list(*columns)
-        ]
+    cited: dict[int, list[tuple[int, datetime | None]]] = defaultdict(list)
+    for forecast_id, article_id, published in (
+        through.objects.filter(forecast_id__in=forecast_ids)
+        .order_by("id")
+        .values_list("forecast_id", "article_id", "article__published_at")
+    ):
+        cited[forecast_id].append((article_id, published))
     return [
         ForecastData(
             id=forecast_id,
             agent_id=agent_id,
             session_id=session_id,
-            received_at=_utc(received_us),  # type: ignore[arg-type]
+            received_at=received_at,
             prediction=_decode(prediction),
             sources=_decode(sources),
             graph_events=_decode(graph_events, strict=False),
-            simulated_at=_utc(simulated_us),
+            simulated_at=simulated_at,
             knowledge_cutoff=cutoff,
-            cited=[(a, _utc(p)) for a, p in zip(cited_ids, cited_published, strict=True)],
+            cited=cited[forecast_id],
         )
         for (
             forecast_id,
             agent_id,
             session_id,
-            received_us,
+            received_at,
             prediction,
             sources,
             graph_events,
-            simulated_us,
+            simulated_at,
             cutoff,
-            cited_ids,
-            cited_published,
-        ) in rows
+        ) in forecasts.values_list(*columns)
     ]
 
 
