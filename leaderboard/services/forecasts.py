@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, router, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ingestion.models import Question
@@ -236,10 +236,9 @@ def forecast_submit(
 ) -> SubmitResult:
     """Record one forecast for ``agent`` (see the module docstring for the rules).
 
-    Not wrapped in a transaction on purpose: the only write is one INSERT statement (see
-    ``_insert_forecast``), which is atomic by itself, and BEGIN/COMMIT would add two of the five
-    database round trips of an API submission. Reads: the question, the replay session if any,
-    cited article ids if any; the idempotency key is looked up only when it turns out to be taken.
+    The writes (the forecast and its citations) are one transaction (``insert_forecast``). Reads:
+    the question, the replay session if any, cited article ids if any; the idempotency key is
+    looked up only when it turns out to be taken.
     """
     now = now or timezone.now()
     item = forecast_input(
@@ -284,9 +283,6 @@ def forecast_submit(
         if existing is None:
             raise IntegrityError(f"forecast insert for idempotency_key {key!r} conflicted, but no forecast has it")
         return _replayed(existing, forecast.body_hash, key)
-    forecast.pk = pk
-    forecast._state.adding = False
-    forecast._state.db = router.db_for_write(Forecast)
     return SubmitResult(forecast=forecast, created=True)
 
 
