@@ -42,12 +42,14 @@ from ingestion.selectors.evidence import (
     SearchPage,
     article_get,
     articles_search,
+    prices_history,
+    require_aware,
+)
+from ingestion.selectors.structured_events import (
     events_count,
     events_distribution_by_entity,
     events_distribution_by_relation,
     events_query,
-    prices_history,
-    require_aware,
 )
 from leaderboard.models import Agent, EvidenceAccess, Forecast, ReplaySession
 from leaderboard.selectors.questions import live_open_q, replay_offered_q

@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ingestion.models import Article, Market, PricePoint, Question, StructuredEvent
-from ingestion.selectors.evidence import article_get, events_query, prices_history
+from ingestion.selectors.evidence import article_get, prices_history
+from ingestion.selectors.structured_events import events_query
 from leaderboard.models import Agent, Forecast, Grade, ReplaySession
 from leaderboard.services.errors import ForecastConflict
 from leaderboard.services.evidence import (
