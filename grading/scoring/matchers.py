@@ -2,7 +2,7 @@
 
 ``hybrid`` (the default, :mod:`grading.scoring.reasoning`), ``worldreasoner`` (the public evaluator
 reproduced, :mod:`grading.scoring.worldreasoner`) and ``semantic`` (embeddings,
-:mod:`grading.scoring.semantic`) all answer :class:`~grading.scoring.reasoning.MatcherIndex`.
+:mod:`grading.scoring.semantic`) all answer :class:`~grading.scoring.matching.MatcherIndex`.
 """
 
 from __future__ import annotations
