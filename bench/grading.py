@@ -379,7 +379,7 @@ def main() -> None:
     from django.conf import settings
 
     from leaderboard.models import Grade
-    from leaderboard.services.grading import grade_questions
+    from leaderboard.services.grade_runs import grade_questions
 
     load_before = loadavg()
     backend = server_cpu_seconds()

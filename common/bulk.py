@@ -11,7 +11,8 @@ table and one INSERT ... SELECT that can say ON CONFLICT (``copy_rows_skipping_c
 one conversion per field type; a JSON value given as ``bytes`` is taken as serialised already
 (e.g. for a content digest), so it is not serialised twice.
 
-Every function here is PostgreSQL's; callers keep the ORM path for other databases.
+Every function here is PostgreSQL's; callers keep the ORM path for other databases and ask
+``on_postgresql`` which path applies (the one place that decides it).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import orjson
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from psycopg.adapt import Dumper
 from psycopg.postgres import types as postgres_types
 from psycopg.pq import Format
@@ -35,9 +36,15 @@ _JSONB_VERSION = b"\x01"
 _column_types: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
 
 
+def on_postgresql(using: str = DEFAULT_DB_ALIAS) -> bool:
+    """Whether the database ``using`` is PostgreSQL, where the bulk paths apply."""
+    return connections[using].vendor == "postgresql"
+
+
 def _dumps(value: Any) -> bytes:
     try:
-        return orjson.dumps(value)
+        # NumPy scalars (a grade's scores come out of NumPy) are written as the numbers they hold.
+        return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY)
     except orjson.JSONEncodeError:
         # orjson refuses what json.loads can produce: integers beyond 64 bits, lone surrogates.
         return json.dumps(value).encode()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from grading.scoring.reasoning import Event, select_key_events
+from grading.scoring.matching import Event, select_key_events
 
 RELATION_COLOURS = {
     "Causes": "#1f5fbf",

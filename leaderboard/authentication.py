@@ -13,13 +13,9 @@ from leaderboard.models import Agent, ApiToken
 from leaderboard.services.teams import hash_token
 
 
-class AgentPrincipal(AnonymousUser):
-    """The request.user of a token-authenticated request: an agent, not a person."""
-
-    def __init__(self, agent: Agent, token: ApiToken) -> None:
-        super().__init__()
-        self.agent = agent
-        self.token = token
+class TokenPrincipal(AnonymousUser):
+    """The request.user of a request authenticated by a token: authenticated, yet no person (no
+    staff rights, no permissions, no team membership)."""
 
     @property
     def is_authenticated(self) -> bool:  # type: ignore[override]
@@ -28,6 +24,15 @@ class AgentPrincipal(AnonymousUser):
     @property
     def is_anonymous(self) -> bool:  # type: ignore[override]
         return False
+
+
+class AgentPrincipal(TokenPrincipal):
+    """The request.user of an API-token request: an agent, not a person."""
+
+    def __init__(self, agent: Agent, token: ApiToken) -> None:
+        super().__init__()
+        self.agent = agent
+        self.token = token
 
     def __str__(self) -> str:
         return f"agent:{self.agent.slug}"

@@ -78,17 +78,29 @@ def baselines_ensure() -> dict[str, str]:
 
 
 def reference_agent_module() -> ModuleType:
-    """examples/reference_agent.py, loaded from its file (examples/ is not a package)."""
+    """examples/reference_agent.py, loaded from its file (examples/ is not a package), with
+    examples/reference_forecasting.py, which it imports as its sibling."""
     name = "hindsight_reference_agent"
     if name in sys.modules:
         return sys.modules[name]
-    path = Path(settings.BASE_DIR) / "examples" / "reference_agent.py"
+    examples = Path(settings.BASE_DIR) / "examples"
+    _load_module("reference_forecasting", examples / "reference_forecasting.py")
+    return _load_module(name, examples / "reference_agent.py")
+
+
+def _load_module(name: str, path: Path) -> ModuleType:
+    if name in sys.modules:
+        return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]  # a later call tries again instead of finding half a module
+        raise
     return module
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
+from leaderboard.authentication import TokenPrincipal
 from leaderboard.services.evidence_tokens import (
     EvidenceGrant,
     EvidenceTokenInvalid,
@@ -23,20 +23,12 @@ from leaderboard.services.evidence_tokens import (
 )
 
 
-class EvidenceGrantPrincipal(AnonymousUser):
+class EvidenceGrantPrincipal(TokenPrincipal):
     """The request.user of an evidence-token request: one agent, one replay session, until expiry."""
 
     def __init__(self, grant: EvidenceGrant) -> None:
         super().__init__()
         self.grant = grant
-
-    @property
-    def is_authenticated(self) -> bool:  # type: ignore[override]
-        return True
-
-    @property
-    def is_anonymous(self) -> bool:  # type: ignore[override]
-        return False
 
     def __str__(self) -> str:
         return f"evidence-token:{self.grant.agent.slug}:{self.grant.session.pk}"

@@ -17,16 +17,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from ingestion.models import Question, Resolution
 from ingestion.outcomes import prediction_text
 from leaderboard.models import Forecast, Grade, QuestionDifficulty
+from leaderboard.selectors.questions import public_history_q, revealed_q
 
-PUBLIC_HISTORY = Q(question__track=Question.Track.LIVE) | Q(question__outcome_published_at__isnull=False)
-REVEALED_FORECAST = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
-    Q(forecast__question__track=Question.Track.LIVE) | Q(forecast__question__outcome_published_at__isnull=False)
-)
+PUBLIC_HISTORY = public_history_q("question__")
+REVEALED_FORECAST = revealed_q("forecast__question__")
 
 
 @dataclass(frozen=True)

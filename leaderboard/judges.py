@@ -16,7 +16,7 @@ Two judges answer the same questions and feed the same counting code
 Every per-item verdict, with the raw model answer or the lexical score, is returned for audit.
 A model failure raises :class:`JudgeUnavailable`; the grading run then judges the whole question
 with the lexical judge, labelled as a fallback with the reason, so the two are never mixed within
-a question (``leaderboard.services.grading``).
+a question (``leaderboard.services.grade_scoring``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from django.conf import settings
 
 from grading.scoring.open_ended import (
     PredictionVerdict,
+    best_gold_match,
     lexical_argument_match,
     lexical_judge,
     parse_stage1_response,
@@ -86,8 +87,7 @@ class LexicalJudge:
         gold_tokens = [tokenize(g) for g in gold]
         items = []
         for prediction, verdict in zip(predictions, verdicts, strict=True):
-            tokens = tokenize(prediction)
-            best = max((token_f1(tokens, g) for g in gold_tokens), default=0.0)
+            _, best = best_gold_match(prediction, gold_tokens)
             items.append(
                 {
                     "prediction": prediction,

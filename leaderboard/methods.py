@@ -29,13 +29,13 @@ from mdit_py_plugins.anchors import anchors_plugin
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.matchers import MATCHER_CATALOGUE
+from grading.scoring.matching import DEFAULT_RATIONALE, MatcherSettings
 from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
-from grading.scoring.reasoning import DEFAULT_RATIONALE, MatcherSettings
 from grading.scoring.relation import KL_EPSILON
 from grading.scoring.semantic import MODEL_NAME, SEMANTIC_MATCHER_VERSION, SEMANTIC_THRESHOLD
 from ingestion.text import STOPWORDS
 from leaderboard import methods_examples
-from leaderboard.selectors.grades import matcher_settings
+from leaderboard.selectors.grade_keys import matcher_settings
 from leaderboard.selectors.standings import METRIC_LABELS
 from leaderboard.services.predictions import PROBABILITY_SUM_TOLERANCE
 from leaderboard.stats import bootstrap, ranking

@@ -18,8 +18,9 @@ from grading.agreement import cohen_agreement
 from grading.pressure import PressureInput, pressure_points
 from grading.scoring import outcome
 from grading.scoring.evidence import score_evidence
+from grading.scoring.matching import DEFAULT_MATCHER_SETTINGS, Event
 from grading.scoring.open_ended import PredictionVerdict, lexical_judge, score_open_ended
-from grading.scoring.reasoning import DEFAULT_MATCHER_SETTINGS, Event, ReferenceIndex
+from grading.scoring.reasoning import ReferenceIndex
 from grading.scoring.relation import prf, relation_answer_from_codes, sanitize_relation, score_relation_answers
 from grading.scoring.text import token_f1
 from ingestion.reference_data import cameo_children

@@ -11,8 +11,8 @@ from django.conf import settings
 from django.db import DatabaseError
 
 from leaderboard.judges import JudgeUnavailable
-from leaderboard.selectors.grades import questions_needing_grading
-from leaderboard.services.grading import GradingReport, grade_question, grade_questions
+from leaderboard.selectors.grade_keys import questions_needing_grading
+from leaderboard.services.grade_runs import GradingReport, grade_question, grade_questions
 from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
 
 logger = logging.getLogger(__name__)

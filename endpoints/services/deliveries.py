@@ -27,8 +27,9 @@ from django.utils import timezone
 from endpoints.models import AgentEndpoint, Delivery, DeliveryAttempt
 from ingestion.models import Question
 from leaderboard.models import Agent
+from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
 from leaderboard.services.errors import ForecastConflict, NotFound
-from leaderboard.services.forecasts import REPLAY_OFFERED_STATUSES, replay_session_open
+from leaderboard.services.replay_sessions import replay_session_open
 
 T = TypeVar("T")
 

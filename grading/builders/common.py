@@ -11,11 +11,6 @@ from django.conf import settings
 from grading.builders.draft import GraphDraft
 from grading.quality import QualityReport, Thresholds
 from ingestion.models import Question, Resolution
-from ingestion.text import tokenize
-
-# The project's one tokenizer (stop words dropped; negations and direction words kept), under the
-# name the builders have always used.
-tokens = tokenize
 
 
 def thresholds_from_settings() -> Thresholds:

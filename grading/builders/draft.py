@@ -71,39 +71,3 @@ class GraphDraft:
 
     def without_links(self, drop: set[tuple[str, str]]) -> GraphDraft:
         return replace(self, links=tuple(link for link in self.links if (link.source, link.target) not in drop))
-
-    def as_payload(self) -> dict[str, Any]:
-        """The JSON shape the LLM is asked for (used to show a model its own graph in corrections)."""
-        return {
-            "events": [
-                {
-                    "id": e.key,
-                    "title": e.title,
-                    "description": e.description,
-                    "date": e.occurred_on.isoformat(),
-                    "type": e.event_type,
-                    "is_outcome": e.is_outcome,
-                    "source_ids": list(e.source_ids),
-                    "impact": None
-                    if e.impact is None
-                    else {
-                        "direction": e.impact.direction,
-                        "magnitude": e.impact.magnitude,
-                        "confidence": e.impact.confidence,
-                    },
-                }
-                for e in self.events
-            ],
-            "links": [
-                {
-                    "source": link.source,
-                    "target": link.target,
-                    "relation": link.relation,
-                    "strength": link.strength,
-                    "confidence": link.confidence,
-                    "reasoning": link.reasoning,
-                    "evidence_ids": list(link.evidence_ids),
-                }
-                for link in self.links
-            ],
-        }

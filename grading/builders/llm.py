@@ -22,7 +22,7 @@ from typing import Any
 
 from django.conf import settings
 
-from grading.builders.common import BuildContext, BuildError, BuildResult, tokens
+from grading.builders.common import BuildContext, BuildError, BuildResult
 from grading.builders.draft import EVENT_TYPES, NEUTRAL_MAX_MAGNITUDE, RELATIONS, GraphDraft
 from grading.builders.llm_prompts import GRAPH_SYSTEM, HINDSIGHT_SYSTEM, graph_schema
 from grading.builders.validation import validate_graph_payload
@@ -32,6 +32,7 @@ from ingestion.llm.config import llm_config
 from ingestion.llm.tokens import fit_ranked
 from ingestion.models import Article
 from ingestion.selectors.evidence import articles_search
+from ingestion.text import tokenize
 
 BUILDER_VERSION = "llm-2.0"
 EXPLANATION_MIN_CHARS = 40
@@ -66,7 +67,7 @@ def gather_evidence(ctx: BuildContext, *, limit: int) -> list[EvidenceItem]:
     """Articles about the question published in [t0 - lookback, t_res + window), best first."""
     as_of = evidence_as_of(ctx)
     start = ctx.t0 - timedelta(days=settings.HINDSIGHT_GRAPH_LOOKBACK_DAYS)
-    terms = list(dict.fromkeys(tokens(f"{ctx.title} {ctx.outcome_text} {ctx.resolution_criteria}")))[:QUERY_TERMS]
+    terms = list(dict.fromkeys(tokenize(f"{ctx.title} {ctx.outcome_text} {ctx.resolution_criteria}")))[:QUERY_TERMS]
     ids: list[int] = []
     if terms:
         # Any question word may match ("or"); the gateway ranks and never returns items at/after as_of.

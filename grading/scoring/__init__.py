@@ -2,8 +2,9 @@
 
 Modules: ``outcome`` (binary, multiple choice, quantity, timeframe, market edge),
 ``relation`` (MIRAI), ``open_ended`` (OpenForecast LRAE counting and lexical judge),
-``evidence`` (source precision/recall, leaks), ``reasoning`` (key events, hybrid matcher, KER)
-and ``text`` (tokenisation, token F1).
+``evidence`` (source precision/recall, leaks), ``matching`` (events, matcher settings, key events,
+KER and the other reasoning metrics), ``reasoning`` (the hybrid matcher), ``worldreasoner`` and
+``semantic`` (the other matchers, ``matchers`` picks one) and ``text`` (token F1).
 
 Importing this package is cheap: submodules are imported explicitly by callers.
 """

@@ -2,22 +2,22 @@
 
 ``hybrid`` (the default, :mod:`grading.scoring.reasoning`), ``worldreasoner`` (the public evaluator
 reproduced, :mod:`grading.scoring.worldreasoner`) and ``semantic`` (embeddings,
-:mod:`grading.scoring.semantic`) all answer :class:`~grading.scoring.reasoning.MatcherIndex`.
+:mod:`grading.scoring.semantic`) all answer :class:`~grading.scoring.matching.MatcherIndex`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from grading.scoring.reasoning import (
+from grading.scoring.matching import (
     DEFAULT_MATCHER_SETTINGS,
     MATCHER_VERSION,
     Event,
     MatcherIndex,
     MatcherSettings,
     ReasoningScore,
-    ReferenceIndex,
 )
+from grading.scoring.reasoning import ReferenceIndex
 from grading.scoring.semantic import SEMANTIC_MATCHER_VERSION, SemanticReferenceIndex
 from grading.scoring.worldreasoner import WORLDREASONER_MATCHER_VERSION, WorldReasonerIndex
 

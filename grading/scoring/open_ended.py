@@ -49,6 +49,7 @@ __all__ = [
     "OpenEndedCounts",
     "OpenEndedScore",
     "PredictionVerdict",
+    "best_gold_match",
     "count_verdicts",
     "format_label_list",
     "lexical_argument_match",
@@ -292,15 +293,22 @@ def lexical_judge(
     gold_tokens = [tokenize(g) for g in gold]
     verdicts: list[PredictionVerdict] = []
     for prediction in predictions:
-        tokens = tokenize(prediction)
-        best_index: int | None = None
-        best = -1.0
-        for i, g in enumerate(gold_tokens):
-            f1 = token_f1(tokens, g)
-            if f1 > best:
-                best, best_index = f1, i
+        best_index, best = best_gold_match(prediction, gold_tokens)
         verdicts.append(PredictionVerdict(gold_index=best_index if best >= threshold else None))
     return verdicts
+
+
+def best_gold_match(prediction: str, gold_tokens: Sequence[Sequence[str]]) -> tuple[int | None, float]:
+    """The gold label (by index into the tokenised labels) with the highest token F1 with
+    ``prediction`` (ties: lowest index), and that F1; ``(None, 0.0)`` without gold labels."""
+    tokens = tokenize(prediction)
+    best_index: int | None = None
+    best = -1.0
+    for i, g in enumerate(gold_tokens):
+        f1 = token_f1(tokens, g)
+        if f1 > best:
+            best, best_index = f1, i
+    return best_index, max(best, 0.0)
 
 
 def lexical_argument_match(prediction: str, label: str, threshold: float = DEFAULT_LEXICAL_THRESHOLD) -> bool:

@@ -33,14 +33,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from grading.scoring.reasoning import (
-    Event,
-    FloatArray,
-    MatcherSettings,
-    ReasoningScore,
-    ReferenceIndex,
-    score_with_similarity,
-)
+from grading.scoring.matching import Event, MatcherSettings, ReasoningScore
+from grading.scoring.reasoning import FloatArray, ReferenceIndex, score_with_similarity
 
 __all__ = [
     "EXTRA_REQUIREMENTS",

@@ -66,7 +66,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from grading.scoring.reasoning import Event, EventMatch, MatcherSettings, ReasoningScore, impact_score
+from grading.scoring.matching import Event, EventMatch, MatcherSettings, ReasoningScore, impact_score
 
 __all__ = [
     "WORLDREASONER_MATCHER_VERSION",

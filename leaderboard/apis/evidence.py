@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.permissions import BasePermission
@@ -85,6 +85,22 @@ class EvidenceApi(APIView):
         return evidence_scope(agent=self.agent(request), session=session_id, question=question_id)
 
 
+# A gateway query taking its parameters from the query string (``InputSerializer``), in the scope
+# they name; ``answer`` gives the body. (A comment, not a docstring: it would show in the API schema.)
+class EvidenceQueryApi(EvidenceApi):
+    InputSerializer: type[serializers.Serializer]
+
+    def answer(self, *, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def get(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        params = data.validated_data
+        scope = self.scope(request, params)
+        return Response(self.answer(agent=self.agent(request), scope=scope, params=params))
+
+
 class SessionInput(serializers.Serializer):
     session = SessionIdField(required=False, help_text="Replay session id: evidence as of its simulated date.")
 
@@ -119,25 +135,26 @@ class ArticleSearchOutputSerializer(serializers.Serializer):
     results = ArticleHitSerializer(many=True)
 
 
-class ArticleSearchApi(EvidenceApi):
-    class InputSerializer(ScopeInput):
-        q = serializers.CharField(
-            max_length=500, trim_whitespace=True, help_text='Web-search syntax: words, "phrase", or, -word.'
-        )
-        limit = limit_field(default=10, maximum=SEARCH_MAX_LIMIT)
-        offset = offset_field()
+class ArticleSearchInput(ScopeInput):
+    q = serializers.CharField(
+        max_length=500, trim_whitespace=True, help_text='Web-search syntax: words, "phrase", or, -word.'
+    )
+    limit = limit_field(default=10, maximum=SEARCH_MAX_LIMIT)
+    offset = offset_field()
 
-    @extend_schema(
+
+@extend_schema_view(
+    get=extend_schema(
         operation_id="evidence_articles_search",
-        parameters=[InputSerializer],
+        parameters=[ArticleSearchInput],
         responses={200: ArticleSearchOutputSerializer, **ERRORS},
     )
-    def get(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.query_params)
-        data.is_valid(raise_exception=True)
-        params = data.validated_data
-        scope = self.scope(request, params)
-        return Response(articles_search_answer(agent=self.agent(request), scope=scope, params=params))
+)
+class ArticleSearchApi(EvidenceQueryApi):
+    InputSerializer = ArticleSearchInput
+
+    def answer(self, *, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
+        return articles_search_answer(agent=agent, scope=scope, params=params)
 
 
 class ArticleReadApi(EvidenceApi):
@@ -186,41 +203,42 @@ class EventsOutputSerializer(serializers.Serializer):
     )
 
 
-class EventsApi(EvidenceApi):
-    class InputSerializer(ScopeInput):
-        subject = serializers.RegexField(
-            r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 head entity."
-        )
-        object = serializers.RegexField(
-            r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 tail entity."
-        )
-        relation = serializers.RegexField(
-            r"^[0-9]{2,3}$",
-            required=False,
-            trim_whitespace=False,
-            help_text="CAMEO code; a first-level (2-digit) code includes its children.",
-        )
-        start = serializers.DateField(required=False)
-        end = serializers.DateField(required=False)
-        aggregate = serializers.ChoiceField(required=False, choices=["count", "relation", "entity"])
-        role = serializers.ChoiceField(required=False, default="both", choices=["head", "tail", "both"])
-        limit = limit_field(default=30, maximum=EVENTS_MAX_LIMIT)
-        offset = offset_field()
-
-        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            if attrs.get("start") and attrs.get("end") and attrs["start"] > attrs["end"]:
-                raise serializers.ValidationError({"end": "end must not be before start."})
-            return attrs
-
-    @extend_schema(
-        operation_id="evidence_events", parameters=[InputSerializer], responses={200: EventsOutputSerializer, **ERRORS}
+class EventsInput(ScopeInput):
+    subject = serializers.RegexField(
+        r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 head entity."
     )
-    def get(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.query_params)
-        data.is_valid(raise_exception=True)
-        params = data.validated_data
-        scope = self.scope(request, params)
-        return Response(events_answer(agent=self.agent(request), scope=scope, params=params))
+    object = serializers.RegexField(
+        r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 tail entity."
+    )
+    relation = serializers.RegexField(
+        r"^[0-9]{2,3}$",
+        required=False,
+        trim_whitespace=False,
+        help_text="CAMEO code; a first-level (2-digit) code includes its children.",
+    )
+    start = serializers.DateField(required=False)
+    end = serializers.DateField(required=False)
+    aggregate = serializers.ChoiceField(required=False, choices=["count", "relation", "entity"])
+    role = serializers.ChoiceField(required=False, default="both", choices=["head", "tail", "both"])
+    limit = limit_field(default=30, maximum=EVENTS_MAX_LIMIT)
+    offset = offset_field()
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("start") and attrs.get("end") and attrs["start"] > attrs["end"]:
+            raise serializers.ValidationError({"end": "end must not be before start."})
+        return attrs
+
+
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="evidence_events", parameters=[EventsInput], responses={200: EventsOutputSerializer, **ERRORS}
+    )
+)
+class EventsApi(EvidenceQueryApi):
+    InputSerializer = EventsInput
+
+    def answer(self, *, agent: Agent, scope: EvidenceScope, params: dict[str, Any]) -> dict[str, Any]:
+        return events_answer(agent=agent, scope=scope, params=params)
 
 
 class PricePointSerializer(serializers.Serializer):

@@ -15,7 +15,7 @@ from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception, id_
 from leaderboard.authentication import request_agent
 from leaderboard.models import ReplaySession
 from leaderboard.services.errors import ServiceError
-from leaderboard.services.forecasts import replay_session_close, replay_session_open
+from leaderboard.services.replay_sessions import replay_session_close, replay_session_open
 
 
 class ReplayInputSerializer(serializers.Serializer):

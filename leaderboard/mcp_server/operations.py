@@ -36,7 +36,8 @@ from leaderboard.models import Forecast
 from leaderboard.selectors.questions import question_get, question_list
 from leaderboard.services.errors import ServiceError
 from leaderboard.services.evidence import EvidenceScope
-from leaderboard.services.forecasts import forecast_submit, replay_session_close, replay_session_open
+from leaderboard.services.forecasts import forecast_submit
+from leaderboard.services.replay_sessions import replay_session_close, replay_session_open
 
 
 def _given(arguments: dict[str, Any]) -> dict[str, Any]:

@@ -5,15 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from django.db.models import Q
-
 from ingestion.models import Question
 from leaderboard.models import Grade
-
-# Grades on questions whose outcome is public: live once resolved, replay once staff published it.
-REVEALED = Q(forecast__question__status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED]) & (
-    Q(forecast__question__track=Question.Track.LIVE) | Q(forecast__question__outcome_published_at__isnull=False)
-)
+from leaderboard.selectors.questions import revealed_q
 
 
 def pair_of(grade: Grade) -> tuple[float, int] | None:
@@ -31,7 +25,7 @@ def pair_of(grade: Grade) -> tuple[float, int] | None:
 def binary_pairs(*, agent_ids: Iterable[int], track: str = "all") -> dict[int, list[tuple[float, int]]]:
     """agent id -> (P(yes), outcome) of its counted, current grades on revealed binary questions."""
     grades = Grade.objects.filter(
-        REVEALED,
+        revealed_q("forecast__question__"),
         forecast__agent_id__in=list(agent_ids),
         forecast__question__type=Question.Type.BINARY,
         is_current=True,

@@ -20,6 +20,8 @@ from django.core.exceptions import EmptyResultSet
 from django.db import connection, transaction
 from django.db.models import F, Max, Min
 
+from common.bulk import on_postgresql
+
 # (name, field path, SQL of its binary send with {} for the column, numpy dtype of that send)
 Field = tuple[str, str, str, str]
 # Rows per bytea (by id): at most ~170 MB each, far below PostgreSQL's 1 GB limit.
@@ -73,7 +75,7 @@ def columns_sql(
         queryset = queryset.filter(pk__gte=ids[0], pk__lt=ids[1])
     paths = {f"c{i}": F(path) for i, (_, path, _, _) in enumerate(fields)}
     sql, params = queryset.order_by().values(**paths).query.sql_with_params()
-    if connection.vendor != "postgresql":
+    if not on_postgresql():
         return sql, tuple(params)
     record = " || ".join(send.format(f'rows."c{i}"') for i, (_, _, send, _) in enumerate(fields))
     return f"SELECT string_agg({record}, ''::bytea) FROM ({sql}) AS rows", tuple(params)
@@ -86,7 +88,7 @@ def read_columns(fields: Sequence[Field], queryset: Any) -> dict[str, npt.NDArra
         columns_sql(fields, queryset)
     except EmptyResultSet:  # the queryset can hold no row (an empty IN list, say)
         return {name: np.zeros(0, dtype=np.dtype(dtype).newbyteorder("=")) for name, _, _, dtype in fields}
-    if connection.vendor != "postgresql":
+    if not on_postgresql():
         sql, params = columns_sql(fields, queryset)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)

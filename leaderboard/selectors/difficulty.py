@@ -104,11 +104,3 @@ def difficulty_list(*, contamination_filter: bool = True, order: str = "hardest"
         .select_related("question")
         .order_by(*DIFFICULTY_ORDERS.get(order, DIFFICULTY_ORDERS["hardest"]))
     )
-
-
-def difficulty_of_questions(question_ids: Iterable[int]) -> dict[int, Any]:
-    """question id -> its difficulty row with the contamination filter on (question pages)."""
-    return {
-        d.question_id: d
-        for d in QuestionDifficulty.objects.filter(question_id__in=list(question_ids), contamination_filter=True)
-    }

@@ -28,6 +28,7 @@ from leaderboard.selectors.column_reads import (
     int_field,
     read_columns,
 )
+from leaderboard.selectors.questions import public_history_q
 from leaderboard.stats.tables import GradeTable
 from leaderboard.stats.views import horizon_buckets
 
@@ -66,7 +67,7 @@ def _grade_fields(metrics: Sequence[str]) -> tuple[Field, ...]:
 def revealed_questions() -> Q:
     """Questions whose outcome is public: live ones, and replay ones once staff publish the outcome.
     Standings (and their baselines) read nothing else, so a table never reveals a replay outcome."""
-    return Q(track=Question.Track.LIVE) | Q(outcome_published_at__isnull=False)
+    return public_history_q()
 
 
 def eligible_grades() -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
@@ -9,6 +10,7 @@ import django_filters
 from django.core.exceptions import ValidationError
 from django.db.models import Case, Q, QuerySet, Value, When
 
+from grading.models import HindsightGraph
 from ingestion.models import Question, Resolution
 from ingestion.services.sources import SAMPLE_WORLD_OPTION
 from leaderboard.models import Forecast, Grade
@@ -90,20 +92,56 @@ def question_get(*, question_id: int, user: Any = None) -> Question | None:
     return question_list(user=user).filter(pk=question_id).first()
 
 
-def question_outcome_visible(*, question: Question, user: Any = None) -> bool:
-    """Staff always; everyone else once revealed (live: resolved; replay: outcome published)."""
-    return _can_see_hidden(user) or question.is_revealed
+# What a question reveals, and to whom: the one rule. A live question's outcome is public once it
+# is resolved or annulled; a replay question's only once staff published it (until then its
+# resolution history, later market prices and other agents' forecasts would give it away). Staff
+# see everything. ``Question.is_revealed`` is the rule for one question; the Q objects below are
+# the same rule for querysets.
+
+
+def public_history_q(prefix: str = "") -> Q:
+    """Questions whose resolution history is public (``prefix``: a path to the question): live
+    ones, and replay ones once staff published the outcome."""
+    return Q(**{f"{prefix}track": Question.Track.LIVE}) | Q(**{f"{prefix}outcome_published_at__isnull": False})
+
+
+def revealed_q(prefix: str = "") -> Q:
+    """Questions whose outcome is public (``Question.is_revealed``)."""
+    return Q(**{f"{prefix}status__in": [Question.Status.RESOLVED, Question.Status.ANNULLED]}) & public_history_q(prefix)
+
+
+@dataclass(frozen=True)
+class QuestionReveal:
+    """What of a question ``user`` may see."""
+
+    outcome: bool  # the outcome, grades and the hindsight graph
+    history: bool  # the resolution history
+    # The market's price history and, once the question closed, every agent's forecast (a team
+    # sees its own forecasts anyway).
+    activity: bool
+
+
+def question_reveal(*, question: Question, user: Any = None) -> QuestionReveal:
+    outcome = _can_see_hidden(user) or question.is_revealed
+    live = question.track == Question.Track.LIVE
+    return QuestionReveal(
+        outcome=outcome,
+        # A live question that was un-resolved keeps its history public (the earlier outcomes were
+        # shown already).
+        history=outcome or live or question.outcome_published_at is not None,
+        activity=live or outcome,
+    )
 
 
 def question_resolutions_visible(*, question: Question, user: Any = None) -> list[Resolution]:
-    """The resolution history ``user`` may see, oldest first; empty while the outcome is hidden.
-
-    A live question that was un-resolved keeps its history public (the earlier outcomes were shown
-    already); a replay question's only once staff published its outcome."""
-    public_history = question.track == Question.Track.LIVE or question.outcome_published_at is not None
-    if not (question_outcome_visible(question=question, user=user) or public_history):
+    """The resolution history ``user`` may see, oldest first; empty while it is hidden."""
+    if not question_reveal(question=question, user=user).history:
         return []
     return list(question.resolutions.select_related("author").order_by("version"))
+
+
+def question_has_hindsight_graph(*, question: Question) -> bool:
+    return HindsightGraph.objects.filter(question=question, is_current=True).exists()
 
 
 def question_forecast_rows(*, question: Question, with_grades: bool) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ The simulated date cannot be walked around through another scope:
   answers ``EvidenceForbidden`` (403);
 - whatever the gateway served an agent, in any scope, before a replay forecast and dated at or
   after that forecast's as-of date counts as a leak of the forecast when it is graded
-  (``leaderboard.selectors.grades.gateway_served_items``), so no reading order earns clean credit.
+  (``leaderboard.services.leaks.ServedIndex``), so no reading order earns clean credit.
 
 Every search, read, events and prices query is recorded in the evidence access log. Records are
 buffered in-process and written with one bulk insert when the request has finished (or when the
@@ -42,12 +42,14 @@ from ingestion.selectors.evidence import (
     SearchPage,
     article_get,
     articles_search,
+    prices_history,
+    require_aware,
+)
+from ingestion.selectors.structured_events import (
     events_count,
     events_distribution_by_entity,
     events_distribution_by_relation,
     events_query,
-    prices_history,
-    require_aware,
 )
 from leaderboard.models import Agent, EvidenceAccess, Forecast, ReplaySession
 from leaderboard.selectors.questions import live_open_q, replay_offered_q

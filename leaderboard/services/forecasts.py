@@ -1,4 +1,4 @@
-"""Forecast submission (one or many) and replay sessions.
+"""Forecast submission (one or many); replay sessions are ``leaderboard.services.replay_sessions``.
 
 Rules (docs/design.md, Forecasts and Replay sessions):
 
@@ -25,44 +25,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
-import psycopg
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connections, router, transaction
-from django.db.models import Model, sql
-from django.db.models.constants import OnConflict
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from ingestion.models import Article, Question
-from ingestion.services.questions import default_window_end
+from ingestion.models import Question
 from leaderboard.models import Agent, Forecast, ReplaySession
-from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
 from leaderboard.services.errors import ForecastConflict, NotFound
-from leaderboard.services.predictions import ArticleResolver, forecast_body_clean, url_variants
-
-
-def _refuse_unless_offered(question: Question, *, what: str) -> None:
-    """ForecastConflict (409) naming why a replay question does not take ``what``."""
-    if question.outcome_published_at is not None:
-        raise ForecastConflict(
-            f"replay question {question.pk}'s outcome was published at "
-            f"{question.outcome_published_at.isoformat()}; it takes no more {what}",
-            field="question",
-        )
-    if question.status not in REPLAY_OFFERED_STATUSES:
-        raise ForecastConflict(
-            f"replay question {question.pk} is {question.public_status} and not offered on the replay track",
-            field="question",
-        )
-
-
-# Where in the window [open_at, t_res) a replay session places the agent, by question policy.
-SIMULATED_DATE_FRACTIONS: Final = {
-    Question.SimulatedDatePolicy.EARLY: 0.25,
-    Question.SimulatedDatePolicy.MID: 0.50,
-    Question.SimulatedDatePolicy.LATE: 0.75,
-    Question.SimulatedDatePolicy.NEAR_RESOLUTION: 0.95,
-}
+from leaderboard.services.forecast_inserts import insert_forecast, insert_forecasts, link_cited_articles
+from leaderboard.services.forecast_sources import ArticleResolver, url_variants
+from leaderboard.services.predictions import forecast_body_clean
+from leaderboard.services.replay_sessions import refuse_unless_offered
 
 MAX_IDEMPOTENCY_KEY_CHARS: Final = 200
 
@@ -176,7 +150,7 @@ def _check_accepting(
         if item.session_id is not None:
             errors["session"] = ["live questions take no replay session; send null or leave it out"]
         return None, errors
-    _refuse_unless_offered(question, what="forecasts")
+    refuse_unless_offered(question, what="forecasts")
     if item.session_id is None:
         errors["session"] = [
             f"replay question {question.pk} needs your replay session: POST /api/v1/replays/ "
@@ -239,112 +213,11 @@ def _prepare(
     return forecast, clean.article_ids
 
 
-def _link_articles(pairs: Sequence[tuple[Forecast, list[int]]]) -> None:
-    through = Forecast.cited_articles.through
-    rows = [through(forecast_id=f.pk, article_id=a) for f, ids in pairs for a in ids]
-    if rows:
-        through.objects.bulk_create(rows)
-
-
-def _bulk_insert(forecasts: list[Forecast]) -> None:
-    """``bulk_create`` for many rows, with the parameters bound by the server on PostgreSQL.
-
-    Django's PostgreSQL bulk insert sends each column as one array; through Django's client-side
-    binding cursor psycopg quotes every array element in Python, which costs as much CPU as
-    validating the forecast. A server-binding cursor on the same connection (and transaction)
-    sends the same arrays without that.
-    """
-    connection = connections[router.db_for_write(Forecast)]
-    if len(forecasts) < 2 or connection.vendor != "postgresql":
-        Forecast.objects.bulk_create(forecasts)
-        return
-    query = sql.InsertQuery(Forecast)
-    rows: list[Model] = list(forecasts)
-    query.insert_values([f for f in Forecast._meta.concrete_fields if not f.primary_key], rows)
-    compiler = query.get_compiler(connection=connection)
-    compiler.returning_fields = [Forecast._meta.pk]
-    [(statement, params)] = compiler.as_sql()
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(statement, params)
-        ids = [row[0] for row in cursor.fetchall()]
-    for forecast, pk in zip(forecasts, ids, strict=True):
-        forecast.pk = pk
-        forecast._state.adding = False
-        forecast._state.db = connection.alias
-
-
 def _by_key(*, agent: Agent, key: str) -> Forecast | None:
     existing = Forecast.objects.filter(agent=agent, idempotency_key=key).first()
     if existing is not None:
         existing.agent = agent
     return existing
-
-
-def _insert_forecast(*, forecast: Forecast, article_ids: Sequence[int], urls: Sequence[str]) -> int | None:
-    """Store ``forecast`` and its citations in one statement; its id, or None if its key is taken.
-
-    One statement needs neither a transaction nor a savepoint: ``ON CONFLICT DO NOTHING`` turns a
-    taken idempotency key (the only unique constraint a new row can hit) into "no row returned"
-    instead of an error, and a data-modifying CTE adds the cited-article rows in the same
-    statement, resolving cited URLs (as given and canonical) to archived articles on the way.
-    """
-    connection = connections[router.db_for_write(Forecast)]
-    if connection.vendor != "postgresql":
-        return _insert_forecast_portable(forecast=forecast, article_ids=article_ids, urls=urls)
-    query = sql.InsertQuery(Forecast, on_conflict=OnConflict.IGNORE)
-    query.insert_values([f for f in Forecast._meta.concrete_fields if not f.primary_key], [forecast])
-    compiler = query.get_compiler(connection=connection)
-    compiler.returning_fields = [Forecast._meta.pk]
-    [(statement, params)] = compiler.as_sql()
-    links: list[str] = []
-    link_params: list[Any] = []
-    if article_ids:
-        links.append("SELECT f.id, a.id FROM f JOIN {article} a ON a.id = ANY(%s::bigint[])")
-        link_params.append(list(article_ids))
-    if urls:
-        links.append("SELECT f.id, a.id FROM f JOIN {article} a ON a.url = ANY(%s::text[])")
-        link_params.append(list(urls))
-    if links:
-        qn = connection.ops.quote_name
-        through = Forecast.cited_articles.through._meta
-        names = {
-            "article": qn(Article._meta.db_table),
-            "through": qn(through.db_table),
-            "forecast_col": qn(through.get_field("forecast").column),
-            "article_col": qn(through.get_field("article").column),
-        }
-        link_rows = " UNION ".join(links).format(**names)
-        statement = (
-            "WITH f AS ({insert}), l AS (INSERT INTO {through} ({forecast_col}, {article_col}) {rows}) ".format(
-                insert=statement, rows=link_rows, **names
-            )
-            + "SELECT id FROM f"
-        )
-        params = (*params, *link_params)
-    with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        row = cursor.fetchone()
-    return None if row is None else int(row[0])
-
-
-@transaction.atomic
-def _insert_forecast_portable(*, forecast: Forecast, article_ids: Sequence[int], urls: Sequence[str]) -> int | None:
-    """The same as ``_insert_forecast`` with plain ORM writes, for databases other than PostgreSQL."""
-    try:
-        with transaction.atomic():
-            forecast.save(force_insert=True)
-    except IntegrityError:
-        return None  # the idempotency key is taken
-    cited = set(article_ids)
-    if urls:
-        cited.update(Article.objects.filter(url__in=list(urls)).values_list("pk", flat=True))
-    if cited:
-        through = Forecast.cited_articles.through
-        through.objects.bulk_create(
-            [through(forecast_id=forecast.pk, article_id=article_id) for article_id in sorted(cited)]
-        )
-    return int(forecast.pk)
 
 
 def forecast_submit(
@@ -363,10 +236,9 @@ def forecast_submit(
 ) -> SubmitResult:
     """Record one forecast for ``agent`` (see the module docstring for the rules).
 
-    Not wrapped in a transaction on purpose: the only write is one INSERT statement (see
-    ``_insert_forecast``), which is atomic by itself, and BEGIN/COMMIT would add two of the five
-    database round trips of an API submission. Reads: the question, the replay session if any,
-    cited article ids if any; the idempotency key is looked up only when it turns out to be taken.
+    The writes (the forecast and its citations) are one transaction (``insert_forecast``). Reads:
+    the question, the replay session if any, cited article ids if any; the idempotency key is
+    looked up only when it turns out to be taken.
     """
     now = now or timezone.now()
     item = forecast_input(
@@ -404,16 +276,13 @@ def forecast_submit(
     assert not isinstance(prepared, SubmitResult)
     forecast, article_ids = prepared
     urls = list(dict.fromkeys(v for s in forecast.sources if isinstance(s, str) for v in url_variants(s)))
-    pk = _insert_forecast(forecast=forecast, article_ids=article_ids, urls=urls)
+    pk = insert_forecast(forecast=forecast, article_ids=article_ids, urls=urls)
     if pk is None:
         # The key was used before, or by a concurrent request that committed first.
         existing = _by_key(agent=agent, key=key)
         if existing is None:
             raise IntegrityError(f"forecast insert for idempotency_key {key!r} conflicted, but no forecast has it")
         return _replayed(existing, forecast.body_hash, key)
-    forecast.pk = pk
-    forecast._state.adding = False
-    forecast._state.db = router.db_for_write(Forecast)
     return SubmitResult(forecast=forecast, created=True)
 
 
@@ -495,8 +364,8 @@ def forecast_submit_batch(
         results[index] = SubmitResult(forecast=forecast, created=True)
     try:
         with transaction.atomic():
-            _bulk_insert([f for _, f, _ in to_create])
-            _link_articles([(f, ids) for _, f, ids in to_create])
+            insert_forecasts([f for _, f, _ in to_create])
+            link_cited_articles([(f, ids) for _, f, ids in to_create])
     except IntegrityError:
         # A concurrent request took one of these idempotency keys: fall back to one at a time,
         # redoing also the in-batch replays of forecasts that were never stored.
@@ -519,63 +388,3 @@ def forecast_submit_batch(
             except (NotFound, ForecastConflict, ValidationError) as exc:
                 results[index] = exc
     return [r for r in results if r is not None]
-
-
-# ---------------------------------------------------------------------------------------------
-# Replay sessions
-# ---------------------------------------------------------------------------------------------
-
-
-def replay_simulated_at(*, question: Question) -> datetime:
-    """t_sim for a new session: the policy's fraction of the window [open_at, t_res)."""
-    end = default_window_end(question)
-    if end <= question.open_at:
-        raise ForecastConflict(
-            f"replay question {question.pk} has an empty forecast window (t0 {question.open_at.isoformat()} "
-            f"is not before its resolution time {end.isoformat()})",
-            field="question",
-        )
-    fraction = SIMULATED_DATE_FRACTIONS.get(question.simulated_date_policy, 0.5)  # type: ignore[call-overload]
-    return question.open_at + (end - question.open_at) * fraction
-
-
-@transaction.atomic
-def replay_session_open(*, agent: Agent, question_id: int, now: datetime | None = None) -> tuple[ReplaySession, bool]:
-    """The agent's replay session on the question, created on first request and never changed."""
-    now = now or timezone.now()
-    question = Question.objects.filter(pk=question_id).first()
-    if question is None:
-        raise NotFound(f"question {question_id} does not exist", field="question")
-    if question.track != Question.Track.REPLAY:
-        raise ForecastConflict(
-            f"question {question.pk} is on the live track; forecast it directly, without a replay session",
-            field="question",
-        )
-    existing = ReplaySession.objects.filter(agent=agent, question=question).first()
-    if existing is not None:
-        return existing, False
-    _refuse_unless_offered(question, what="replay sessions")
-    simulated_at = replay_simulated_at(question=question)
-    try:
-        with transaction.atomic():
-            session = ReplaySession.objects.create(
-                agent=agent, question=question, simulated_at=simulated_at, created_at=now
-            )
-    except IntegrityError:
-        # A concurrent request created it first; the unique constraint keeps one per agent and question.
-        return ReplaySession.objects.get(agent=agent, question=question), False
-    return session, True
-
-
-@transaction.atomic
-def replay_session_close(*, agent: Agent, session_id: uuid.UUID | str, now: datetime | None = None) -> ReplaySession:
-    """Close the agent's own replay session (idempotent): it takes no more forecasts, the ones made
-    stand, and the agent is no longer working on that question for the evidence gateway."""
-    now = now or timezone.now()
-    session = ReplaySession.objects.select_for_update().filter(pk=session_id, agent=agent).first()
-    if session is None:
-        raise NotFound(f"replay session {session_id} not found for this agent", field="session")
-    if session.closed_at is None:
-        session.closed_at = now
-        session.save(update_fields=["closed_at"])
-    return session

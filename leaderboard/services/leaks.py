@@ -21,7 +21,7 @@ from datetime import datetime
 from ingestion.models import Question
 from leaderboard.models import ReplaySession
 from leaderboard.selectors.evidence import ServedItem, served_items
-from leaderboard.selectors.grades import ForecastHead
+from leaderboard.selectors.grade_inputs import ForecastHead
 from leaderboard.services.evidence import relation_cutoff
 
 

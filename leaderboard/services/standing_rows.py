@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from django.db import connection
 
+from common.bulk import on_postgresql
 from leaderboard.models import QuestionDifficulty, Standing
 from leaderboard.stats.columns import ViewColumns, brier_index_of
 from leaderboard.stats.difficulty import QuestionStats
@@ -94,7 +95,7 @@ def insert_standings(results: Sequence[ViewColumns], now: datetime, *, ranked: b
     ``ranked``: the results carry ranks (full rebuild); otherwise rank_metric is left empty for
     :func:`_rerank` to fill in.
     """
-    if connection.vendor == "postgresql":
+    if on_postgresql():
         texts = (_view_columns_text(c, c.rank_metric if ranked else None, now) for c in results if len(c))
         return _copy(Standing, _ALL_FIELDS, texts)
     objects: list[Standing] = []
@@ -166,7 +167,7 @@ def insert_difficulties(stats: dict[bool, QuestionStats], now: datetime, *, only
             keep &= np.isin(s.question, np.asarray(only.get(flag, []), dtype=np.int64))
         mean = s.brier_total[keep] / s.brier_n[keep]
         parts.append((flag, s.question[keep], s.effect[keep], s.brier_n[keep], mean))
-    if connection.vendor == "postgresql":
+    if on_postgresql():
         texts = (
             {
                 "question_id": _int_texts(question),

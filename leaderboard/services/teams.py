@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from leaderboard.models import Agent, AgentCutoffChange, ApiToken, Membership, Team
-from leaderboard.services.grading import grades_refresh_contamination
+from leaderboard.services.grade_contamination import grades_refresh_contamination
 
 TOKEN_PREFIX_LENGTH = 8
 

@@ -19,7 +19,8 @@ from leaderboard.models import Agent, Forecast, ReplaySession
 from leaderboard.selectors.questions import forecastable_questions
 from leaderboard.selectors.teams import agent_list_for_user
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
-from leaderboard.services.forecasts import forecast_submit, replay_session_open
+from leaderboard.services.forecasts import forecast_submit
+from leaderboard.services.replay_sessions import replay_session_open
 
 PICKER_PAGE_SIZE = 20
 

@@ -7,12 +7,12 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from grading.graph_view import forecast_overlay
-from grading.models import HindsightGraph
 from grading.views import hindsight_context
 from ingestion.models import Question
 from leaderboard.grade_display import grade_versions
 from leaderboard.models import Forecast, Grade
 from leaderboard.selectors.grades import grade_status
+from leaderboard.selectors.questions import question_has_hindsight_graph, question_reveal
 
 
 def _is_member(request: HttpRequest, forecast: Forecast) -> bool:
@@ -32,14 +32,15 @@ def forecast_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
     question = forecast.question
     staff = bool(getattr(request.user, "is_staff", False))
     member = _is_member(request, forecast)
-    public = question.status != Question.Status.OPEN and (question.track == Question.Track.LIVE or question.is_revealed)
+    reveal = question_reveal(question=question, user=request.user)
+    public = question.status != Question.Status.OPEN and reveal.activity
     if not (public or member or staff):
         raise Http404("This forecast is not public yet.")
     grades = list(Grade.objects.filter(forecast=forecast).order_by("version"))
     current = next((g for g in grades if g.is_current), None)
     status = grade_status(forecast=forecast, grade=current)
-    grades_visible = staff or question.is_revealed
-    graph_exists = grades_visible and HindsightGraph.objects.filter(question=question, is_current=True).exists()
+    grades_visible = reveal.outcome
+    graph_exists = grades_visible and question_has_hindsight_graph(question=question)
     overlay_url = f"{reverse('leaderboard:forecast_graph', args=[forecast.pk])}#graph" if graph_exists else ""
     versions = grade_versions(grades) if grades_visible else []
     return render(

@@ -7,18 +7,18 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
-from grading.models import HindsightGraph
-from ingestion.models import PricePoint, Question
+from grading.selectors import market_prices
+from ingestion.models import Question
 from leaderboard import charts
 from leaderboard.methods import methods_html
 from leaderboard.models import Agent, Grade
-from leaderboard.selectors.calibration import REVEALED, pair_of
+from leaderboard.selectors.calibration import pair_of
 from leaderboard.selectors.leaderboard import agent_standings, top_agents
 from leaderboard.selectors.pairwise import pairwise_confidence
 from leaderboard.selectors.questions import (
@@ -26,8 +26,11 @@ from leaderboard.selectors.questions import (
     outcome_texts_for_grades,
     public_status_q,
     question_forecast_rows,
+    question_has_hindsight_graph,
     question_resolutions_visible,
+    question_reveal,
     question_search,
+    revealed_q,
     sample_first,
 )
 from leaderboard.selectors.standings import filter_choices
@@ -37,11 +40,7 @@ from leaderboard.stats.pairwise import PAIRWISE_RESAMPLES
 
 def home(request: HttpRequest) -> HttpResponse:
     open_questions = Question.objects.filter(status=Question.Status.OPEN).order_by("close_at")[:10]
-    recent = (
-        Question.objects.filter(status__in=[Question.Status.RESOLVED, Question.Status.ANNULLED])
-        .filter(Q(track=Question.Track.LIVE) | Q(outcome_published_at__isnull=False))
-        .order_by("-updated_at")[:10]
-    )
+    recent = Question.objects.filter(revealed_q()).order_by("-updated_at")[:10]
     tops = [(label, track, top_agents(track=track)) for track, label in filter_choices()["track"]]
     return render(
         request,
@@ -57,7 +56,7 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
     agent = get_object_or_404(Agent.objects.select_related("team"), slug=slug)
     grades = list(
         Grade.objects.filter(forecast__agent=agent, is_current=True, counts=True)
-        .filter(REVEALED)
+        .filter(revealed_q("forecast__question__"))
         .select_related("forecast", "forecast__question")
         .order_by("-forecast__received_at")
     )
@@ -180,33 +179,22 @@ def _probability_of_yes(prediction: Any) -> float | None:
 
 def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
     question = get_object_or_404(Question.objects.exclude(status=Question.Status.DRAFT), pk=question_id)
-    staff = bool(getattr(request.user, "is_staff", False))
-    revealed = question.is_revealed or staff
+    reveal = question_reveal(question=question, user=request.user)
     resolutions = question_resolutions_visible(question=question, user=request.user)
-    current = resolutions[-1] if resolutions else None
     price_svg = ""
     prices: list[tuple[Any, float]] = []
-    # A replay question's later prices would give its outcome away: shown only once revealed.
-    if question.market_id and (question.track == Question.Track.LIVE or revealed):
-        points = list(
-            PricePoint.objects.filter(market_id=question.market_id)
-            .order_by("time")
-            .values_list("outcome", "time", "probability")
-        )
-        if points:
-            main_outcome = "Yes" if any(p[0] == "Yes" for p in points) else points[0][0]
-            prices = [(t, p) for o, t, p in points if o == main_outcome]
+    if reveal.activity:
+        main_outcome, prices = market_prices(question)
+        if prices:
             price_svg = charts.line_svg(
                 prices, title=f"Market price of '{main_outcome}' over time for: {question.title}"
             )
     closed = question.status != Question.Status.OPEN
-    # Other agents' answers to a replay question still on offer stay private until it is revealed.
-    forecasts_hidden = question.track == Question.Track.REPLAY and not revealed
     forecasts: list[dict[str, Any]] = []
     histogram_svg = ""
     histogram: list[tuple[str, int]] = []
-    if closed and not forecasts_hidden:
-        forecasts = question_forecast_rows(question=question, with_grades=revealed)
+    if closed and reveal.activity:
+        forecasts = question_forecast_rows(question=question, with_grades=reveal.outcome)
         if question.type == Question.Type.BINARY:
             counts = [0] * 10
             for item in forecasts:
@@ -218,27 +206,24 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
             histogram_svg = charts.histogram_svg(
                 counts, title=f"Distribution of {len(forecasts)} agents' probabilities of yes", labels=labels
             )
-    has_graph = (question.is_revealed or staff) and HindsightGraph.objects.filter(
-        question=question, is_current=True
-    ).exists()
-    hindsight_url = reverse("grading:hindsight", args=[question.pk]) if has_graph else ""
+    has_graph = reveal.outcome and question_has_hindsight_graph(question=question)
     return render(
         request,
         "leaderboard/question.html",
         {
             "question": question,
-            "revealed": revealed,
+            "revealed": reveal.outcome,
             "resolutions": resolutions,
-            "current_resolution": current,
-            "annulled": question.status == Question.Status.ANNULLED and revealed,
+            "current_resolution": resolutions[-1] if resolutions else None,
+            "annulled": question.status == Question.Status.ANNULLED and reveal.outcome,
             "price_svg": mark_safe(price_svg),
             "prices": prices[-20:],
             "closed": closed,
-            "forecasts_hidden": forecasts_hidden,
+            "forecasts_hidden": not reveal.activity,
             "forecasts": forecasts,
             "histogram_svg": mark_safe(histogram_svg),
             "histogram": histogram,
-            "hindsight_url": hindsight_url,
+            "hindsight_url": reverse("grading:hindsight", args=[question.pk]) if has_graph else "",
         },
     )
 

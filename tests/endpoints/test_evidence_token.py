@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from leaderboard.models import Agent, ReplaySession
 from leaderboard.services.evidence_tokens import evidence_token_issue
-from leaderboard.services.forecasts import replay_session_open
+from leaderboard.services.replay_sessions import replay_session_open
 from tests.factories import T0, ArticleFactory
 from tests.leaderboard.api_support import live_question, replay_question
 

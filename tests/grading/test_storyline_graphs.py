@@ -11,10 +11,10 @@ import pytest
 
 from grading.models import HindsightGraph
 from grading.scoring.matchers import score_events
-from grading.scoring.reasoning import Event
+from grading.scoring.matching import Event
 from grading.services import hindsight_build
 from ingestion.models import Question
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import AgentFactory
 from tests.grading import storylines
 from tests.ingestion.fakeserver import FakeServer

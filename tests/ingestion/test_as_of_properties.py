@@ -13,14 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ingestion.models import Article, Market, PricePoint, StructuredEvent
-from ingestion.selectors.evidence import (
-    article_get,
-    articles_search,
+from ingestion.selectors.evidence import article_get, articles_search, prices_history
+from ingestion.selectors.structured_events import (
     events_count,
     events_distribution_by_entity,
     events_distribution_by_relation,
     events_query,
-    prices_history,
 )
 
 pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]

@@ -15,12 +15,14 @@ from ingestion.selectors.evidence import (
     InvalidEvidenceQuery,
     article_get,
     articles_search,
+    fts5_query,
+    prices_history,
+)
+from ingestion.selectors.structured_events import (
     events_count,
     events_distribution_by_entity,
     events_distribution_by_relation,
     events_query,
-    fts5_query,
-    prices_history,
 )
 from tests.factories import ArticleFactory
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from leaderboard.models import Agent
-from leaderboard.services.forecasts import forecast_submit, replay_session_open
+from leaderboard.services.forecasts import forecast_submit
+from leaderboard.services.replay_sessions import replay_session_open
 from tests.factories import ArticleFactory
 from tests.leaderboard.api_support import live_question, replay_question
 

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import Agent, AgentCutoffChange, ApiToken, Forecast, Grade
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from leaderboard.services.teams import token_create
 from tests.factories import UserFactory
 from tests.leaderboard.grading_support import add_forecast, make_question, resolve

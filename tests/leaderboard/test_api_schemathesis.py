@@ -21,7 +21,8 @@ from django.core.cache import cache
 from grading.services import hindsight_build
 from ingestion.models import Market, PricePoint, StructuredEvent
 from leaderboard.models import Agent, Forecast
-from leaderboard.services.forecasts import forecast_submit, replay_session_open
+from leaderboard.services.forecasts import forecast_submit
+from leaderboard.services.replay_sessions import replay_session_open
 from tests.grading.corpus import T0, make_corpus, make_question, resolve
 from tests.leaderboard.api_support import VALID_PREDICTIONS, live_question, replay_question
 

@@ -11,7 +11,7 @@ import pytest
 from ingestion.models import Question
 from ingestion.services.questions import question_publish_outcome
 from leaderboard.models import Agent, ReplaySession
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import T0
 from tests.leaderboard.grading_support import add_forecast, make_question, resolve
 

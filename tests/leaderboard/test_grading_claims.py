@@ -14,7 +14,7 @@ from django.utils import timezone
 from ingestion.models import Question
 from leaderboard.models import Grade, QuestionGradingState
 from leaderboard.services.claims import claims_kept_alive, grading_claim
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import AgentFactory
 from tests.leaderboard.grading_support import add_forecast, make_question, resolve
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from leaderboard.models import Standing
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from leaderboard.services.standings import standings_rebuild
 from leaderboard.services.teams import agent_update
 from tests.factories import AgentFactory

@@ -9,7 +9,7 @@ import pytest
 
 from ingestion.models import Question
 from leaderboard.models import Agent, EvidenceAccess, ReplaySession
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import T0, AgentFactory, ArticleFactory
 from tests.leaderboard.grading_support import (
     RefEvent,

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from ingestion.models import Question
 from leaderboard.models import Agent, Grade, QuestionGradingState, ReplaySession
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from leaderboard.tasks import regrade_question
 from tests.factories import T0, AgentFactory
 from tests.leaderboard.grading_support import add_forecast, make_question, resolve

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from leaderboard.models import Agent, Grade
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import T0, AgentFactory, ArticleFactory
 from tests.grading.fake_llm import closed_port_url, fake_llm
 from tests.leaderboard.grading_support import add_forecast, current, make_question, resolve

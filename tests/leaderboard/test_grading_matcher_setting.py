@@ -6,7 +6,7 @@ import importlib.util
 
 import pytest
 
-from leaderboard.selectors.grades import matcher_settings
+from leaderboard.selectors.grade_keys import matcher_settings
 
 
 def test_hybrid_is_the_default(settings: pytest.FixtureRequest) -> None:
@@ -30,7 +30,7 @@ def test_unknown_matcher_is_refused_by_name(settings) -> None:  # type: ignore[n
 @pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="the semantic extra is installed")
 def test_semantic_without_the_extra_names_the_requirements_file(settings) -> None:  # type: ignore[no-untyped-def]
     from grading.scoring.matchers import build_reference_index
-    from grading.scoring.reasoning import Event
+    from grading.scoring.matching import Event
     from grading.scoring.semantic import SemanticMatcherUnavailable
 
     settings.HINDSIGHT_MATCHER = "semantic"

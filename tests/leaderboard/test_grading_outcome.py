@@ -10,7 +10,7 @@ import pytest
 
 from ingestion.models import Market, PricePoint, Question
 from leaderboard.models import Agent, Grade, ReplaySession
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import T0, AgentFactory
 from tests.leaderboard.grading_support import CLOSE, add_forecast, current, make_question, resolve
 

@@ -12,7 +12,7 @@ from grading.services import event_review
 from ingestion.models import Question
 from ingestion.services.questions import question_annul, question_resolve, question_unresolve
 from leaderboard.models import Agent, Grade
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import AgentFactory, UserFactory
 from tests.leaderboard.grading_support import (
     RESOLVED_AT,

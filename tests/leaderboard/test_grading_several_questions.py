@@ -11,8 +11,8 @@ from django.utils import timezone
 from ingestion.models import Question
 from ingestion.services.questions import question_annul
 from leaderboard.models import Agent, Grade, QuestionGradingState
-from leaderboard.services import grading
-from leaderboard.services.grading import grade_question, grade_questions
+from leaderboard.services import grade_scoring, grade_writer
+from leaderboard.services.grade_runs import grade_question, grade_questions
 from tests.factories import AgentFactory
 from tests.leaderboard.grading_support import RESOLVED_AT, add_forecast, make_question, resolve
 
@@ -88,14 +88,14 @@ def test_missing_and_busy_questions_are_reported_and_the_rest_graded() -> None:
 def test_a_question_that_cannot_be_graded_holds_back_no_other(monkeypatch: pytest.MonkeyPatch) -> None:
     agents = [AgentFactory() for _ in range(3)]
     binary, choice, *_ = _world(agents)
-    real_init = grading.QuestionGrader.__init__
+    real_init = grade_scoring.QuestionGrader.__init__
 
-    def broken_for_choice(self: grading.QuestionGrader, **kwargs: Any) -> None:
+    def broken_for_choice(self: grade_scoring.QuestionGrader, **kwargs: Any) -> None:
         if kwargs["question"].pk == choice.pk:
             raise RuntimeError("reference unreadable")
         real_init(self, **kwargs)
 
-    monkeypatch.setattr(grading.QuestionGrader, "__init__", broken_for_choice)
+    monkeypatch.setattr(grade_scoring.QuestionGrader, "__init__", broken_for_choice)
 
     with pytest.raises(RuntimeError, match="reference unreadable"):
         grade_questions(question_ids=[choice.pk, binary.pk])
@@ -107,7 +107,7 @@ def test_a_question_that_cannot_be_graded_holds_back_no_other(monkeypatch: pytes
     done = QuestionGradingState.objects.get(question=binary)
     assert done.claimed_at is None and done.last_error == "" and done.runs == 1
 
-    monkeypatch.setattr(grading.QuestionGrader, "__init__", real_init)
+    monkeypatch.setattr(grade_scoring.QuestionGrader, "__init__", real_init)
     retry = grade_questions(question_ids=[choice.pk, binary.pk])
     assert [r.status for r in retry] == ["graded", "up_to_date"]
     assert QuestionGradingState.objects.get(question=choice).last_error == ""
@@ -140,7 +140,7 @@ def test_a_failed_batch_write_is_redone_and_leaves_one_grade_per_forecast(
 ) -> None:
     settings.HINDSIGHT_GRADING_BATCH_SIZE = 3
     questions = _ungraded_world()
-    real_write = grading._write_batch
+    real_write = grade_writer.write_grade_batch
     calls = {"n": 0}
 
     def second_write_fails(**kwargs: Any) -> None:
@@ -149,7 +149,7 @@ def test_a_failed_batch_write_is_redone_and_leaves_one_grade_per_forecast(
             raise RuntimeError("connection lost")
         real_write(**kwargs)
 
-    monkeypatch.setattr(grading, "_write_batch", second_write_fails)
+    monkeypatch.setattr(grade_writer, "write_grade_batch", second_write_fails)
 
     reports = grade_questions(question_ids=[q.pk for q in questions])
 

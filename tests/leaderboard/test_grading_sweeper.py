@@ -9,8 +9,8 @@ import pytest
 from grading.models import HindsightEvent
 from ingestion.models import Question, Resolution
 from leaderboard.models import Grade
-from leaderboard.selectors.grades import questions_needing_grading
-from leaderboard.services.grading import grade_question
+from leaderboard.selectors.grade_keys import questions_needing_grading
+from leaderboard.services.grade_runs import grade_question
 from leaderboard.tasks import sweep_pending_grading
 from tests.factories import AgentFactory
 from tests.leaderboard.grading_support import RefEvent, add_forecast, day, make_question, make_reference, resolve

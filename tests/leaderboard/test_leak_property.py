@@ -24,7 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ingestion.models import Article, Market, PricePoint, Question, StructuredEvent
-from ingestion.selectors.evidence import article_get, events_query, prices_history
+from ingestion.selectors.evidence import article_get, prices_history
+from ingestion.selectors.structured_events import events_query
 from leaderboard.models import Agent, Forecast, Grade, ReplaySession
 from leaderboard.services.errors import ForecastConflict
 from leaderboard.services.evidence import (
@@ -38,8 +39,9 @@ from leaderboard.services.evidence import (
     evidence_prices,
     evidence_scope_resolve,
 )
-from leaderboard.services.forecasts import forecast_submit, replay_session_close, replay_session_open
-from leaderboard.services.grading import grade_questions
+from leaderboard.services.forecasts import forecast_submit
+from leaderboard.services.grade_runs import grade_questions
+from leaderboard.services.replay_sessions import replay_session_close, replay_session_open
 from tests.factories import T0, AgentFactory, MarketFactory
 from tests.leaderboard.api_support import live_question, replay_question
 from tests.leaderboard.grading_support import RefEvent, make_reference

@@ -14,7 +14,7 @@ from django.test import Client
 
 from ingestion.services.questions import question_annul, question_unresolve
 from leaderboard.models import Agent
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from leaderboard.services.standings import standings_rebuild
 from tests.factories import T0
 from tests.leaderboard.grading_support import (

@@ -15,7 +15,7 @@ from ingestion.models import Question
 from ingestion.services.questions import question_publish_outcome
 from leaderboard.exports import DATASETS
 from leaderboard.models import Agent, Forecast
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import T0, QuestionFactory
 from tests.leaderboard.api_support import replay_question
 from tests.leaderboard.grading_support import add_forecast, make_question, resolve

@@ -9,7 +9,9 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from ingestion.models import Question
-from leaderboard.services.predictions import forecast_body_clean, validate_graph, validate_prediction, validate_sources
+from leaderboard.services.forecast_graphs import validate_graph
+from leaderboard.services.forecast_sources import validate_sources
+from leaderboard.services.predictions import forecast_body_clean, validate_prediction
 from tests.factories import ArticleFactory
 from tests.leaderboard.api_support import TYPE_FIELDS, VALID_PREDICTIONS
 

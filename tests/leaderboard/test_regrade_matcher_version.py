@@ -9,10 +9,10 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from grading.scoring.reasoning import MATCHER_VERSION
+from grading.scoring.matching import MATCHER_VERSION
 from grading.scoring.worldreasoner import WORLDREASONER_MATCHER_VERSION
 from leaderboard.models import Agent, Grade
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.leaderboard.grading_support import (
     RefEvent,
     add_forecast,

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from ingestion.models import Question
 from leaderboard.models import Agent, Forecast, Grade, ReplaySession, Standing
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.leaderboard.api_support import replay_question, stored
 
 pytestmark = [pytest.mark.dual_db, pytest.mark.django_db(transaction=True)]

@@ -11,7 +11,7 @@ import pytest
 
 from ingestion.services.questions import question_annul
 from leaderboard.models import Agent
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from leaderboard.services.standings import standings_rebuild
 from tests.browser import login, screenshot
 from tests.factories import T0, AgentFactory

@@ -12,7 +12,7 @@ from django.test import Client
 from ingestion.models import Question
 from ingestion.services.questions import question_annul, question_unresolve
 from leaderboard.models import Agent, Forecast, Grade
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import T0, MembershipFactory
 from tests.leaderboard.grading_support import (
     RESOLVED_AT,

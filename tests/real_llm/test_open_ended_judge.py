@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from leaderboard.models import Grade
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from tests.factories import T0, AgentFactory, ArticleFactory
 from tests.leaderboard.grading_support import add_forecast, make_question, resolve
 from tests.real_llm.conftest import assert_estimates_cover_the_real_counts

@@ -17,7 +17,7 @@ from grading.models import GraphBuildAttempt
 from ingestion.models import Article, Question
 from leaderboard.baselines import baselines_run
 from leaderboard.models import Agent, Forecast, Grade
-from leaderboard.services.grading import grade_question
+from leaderboard.services.grade_runs import grade_question
 from leaderboard.services.standings import standings_rebuild
 from leaderboard.services.teams import agent_create, team_ensure, token_create
 from sampleworld.management.commands.sample_world import advance_to_end, sample_world_run

@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef, Q
 from ingestion.models import Question
 from ingestion.services.questions import question_lookup
 from leaderboard.models import Grade
-from leaderboard.services.grading import grade_questions
+from leaderboard.services.grade_runs import grade_questions
 from leaderboard.services.standings import standings_update_for_questions
 
 

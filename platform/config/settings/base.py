@@ -332,7 +332,7 @@ HINDSIGHT_GRAPH_MAX_EVENTS = env_int("HINDSIGHT_GRAPH_MAX_EVENTS", 30)
 # Questions one build task takes when many resolve at once (a round import): one task per this many.
 HINDSIGHT_BUILD_QUESTIONS_PER_TASK = env_int("HINDSIGHT_BUILD_QUESTIONS_PER_TASK", 50)
 
-# Grading (leaderboard/services/grading.py). Matcher parameters are stored on every grade.
+# Grading (leaderboard/services/grade_runs.py, grade_scoring.py). Matcher parameters are stored on every grade.
 HINDSIGHT_MATCHER_THRESHOLD = env_float("HINDSIGHT_MATCHER_THRESHOLD", 0.45)
 HINDSIGHT_MATCHER_DATE_WINDOW_DAYS = env_int("HINDSIGHT_MATCHER_DATE_WINDOW_DAYS", 7)
 HINDSIGHT_MATCHER_BM25_WEIGHT = env_float("HINDSIGHT_MATCHER_BM25_WEIGHT", 0.6)

@@ -16,13 +16,14 @@ from django.db.models import Count
 from grading.builders import llm
 from grading.builders.common import BuildContext, BuildError, thresholds_from_settings
 from grading.models import HindsightGraph
-from grading.scoring.reasoning import Event, score_reasoning
+from grading.scoring.matching import Event
+from grading.scoring.reasoning import score_reasoning
 from grading.services import builder_run, hindsight_build
 from ingestion.models import Article, Market, Question, StructuredEvent
 from ingestion.services.questions import question_publish_outcome
 from leaderboard.models import Grade
-from leaderboard.selectors.grades import matcher_settings
-from leaderboard.services.grading import grade_question
+from leaderboard.selectors.grade_keys import matcher_settings
+from leaderboard.services.grade_runs import grade_question
 from sampleworld.publish import (
     WORLD_OPTION,
     PublishReport,

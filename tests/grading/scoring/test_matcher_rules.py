@@ -7,7 +7,8 @@ import datetime as dt
 
 import pytest
 
-from grading.scoring.reasoning import MATCHER_VERSION, Event, ReferenceIndex
+from grading.scoring.matching import MATCHER_VERSION, Event
+from grading.scoring.reasoning import ReferenceIndex
 
 D = dt.date(2026, 2, 1)
 

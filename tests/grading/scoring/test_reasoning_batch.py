@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grading.scoring import reasoning
-from grading.scoring.reasoning import Event, MatcherSettings, ReferenceIndex
+from grading.scoring.matching import Event, MatcherSettings
+from grading.scoring.reasoning import ReferenceIndex
 from ingestion.text import SEPARATOR, token_stream, tokenize, tokenize_many
 
 WORDS = ["budget", "vote", "bank", "rates", "the", "of", "U.S.", "don't", "Straße", "café", "a.b.", "3.5", "x", "rates"]

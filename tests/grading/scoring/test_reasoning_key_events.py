@@ -6,14 +6,8 @@ import datetime as dt
 
 import pytest
 
-from grading.scoring.reasoning import (
-    DEFAULT_MATCHER_SETTINGS,
-    Event,
-    MatcherSettings,
-    ReferenceIndex,
-    impact_score,
-    select_key_events,
-)
+from grading.scoring.matching import DEFAULT_MATCHER_SETTINGS, Event, MatcherSettings, impact_score, select_key_events
+from grading.scoring.reasoning import ReferenceIndex
 
 D = dt.date(2026, 1, 10)
 

@@ -11,14 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi  # type: ignore[import-untyped]
 
-from grading.scoring.reasoning import (
-    Event,
-    MatcherSettings,
-    ReferenceIndex,
-    hybrid_score,
-    is_match,
-    score_reasoning,
-)
+from grading.scoring.matching import Event, MatcherSettings, hybrid_score, is_match
+from grading.scoring.reasoning import ReferenceIndex, score_reasoning
 from ingestion.text import tokenize
 
 D = dt.date(2026, 2, 1)

@@ -19,13 +19,8 @@ from hypothesis import strategies as st
 
 from grading.scoring import semantic
 from grading.scoring.matchers import build_reference_index
-from grading.scoring.reasoning import (
-    Event,
-    MatcherSettings,
-    ReferenceIndex,
-    score_reasoning,
-    score_with_similarity,
-)
+from grading.scoring.matching import Event, MatcherSettings
+from grading.scoring.reasoning import ReferenceIndex, score_reasoning, score_with_similarity
 from grading.scoring.semantic import (
     SEMANTIC_MATCHER_VERSION,
     SemanticMatcherUnavailable,

@@ -12,7 +12,8 @@ import math
 import pytest
 
 from grading.scoring.matchers import build_reference_index, score_events
-from grading.scoring.reasoning import Event, ReferenceIndex
+from grading.scoring.matching import Event
+from grading.scoring.reasoning import ReferenceIndex
 from grading.scoring.worldreasoner import (
     WORLDREASONER_MATCHER_VERSION,
     WorldReasonerIndex,

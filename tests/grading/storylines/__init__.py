@@ -26,7 +26,7 @@ from xml.sax.saxutils import escape
 
 from django.core.management import call_command
 
-from grading.scoring.reasoning import Event
+from grading.scoring.matching import Event
 from ingestion.models import Question
 from ingestion.services.sources import source_create, source_poll
 from tests.ingestion.fakeserver import FakeServer, Response
