@@ -6,9 +6,10 @@ one (127.0.0.1, 10.x, 169.254.169.254) to the connection — DNS rebinding. Here
 goes to the vetted addresses themselves while the URL keeps the name, so the Host header, the TLS
 server name (SNI) and the certificate's hostname check are the name's, exactly as without pinning.
 
-httpx 0.28 takes no network backend, so the transport's connection pool is rebuilt with one:
-httpcore's own (public) ``ConnectionPool(network_backend=...)`` under httpx's transport, which
-keeps httpx's exception mapping and response streaming.
+httpx 0.28 takes no network backend, so the transport's pool (``_pool``, the one private name used
+here; httpx and httpcore are pinned, and tests/endpoints/test_dns_rebinding.py fails if it stops
+taking effect) is replaced by httpcore's public ``ConnectionPool(network_backend=...)``. The rest is
+httpx's own transport: its exception mapping and response streaming.
 """
 
 from __future__ import annotations
