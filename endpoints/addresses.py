@@ -63,10 +63,18 @@ def endpoint_url_check(url: str, *, allow_loopback: bool) -> str:
     return url
 
 
-def endpoint_address_problem(url: str, *, allow_loopback: bool) -> str | None:
-    """Resolve the URL's host now, just before a call: why it may not be called, or None.
+class AddressRefused(Exception):
+    """The endpoint may not be called now; the message names why."""
 
-    The registration check sees only the name; a name can point at a private address later.
+
+def endpoint_addresses_vetted(url: str, *, allow_loopback: bool) -> tuple[str, ...]:
+    """Resolve the URL's host once, just before a call: the addresses the call may connect to.
+
+    The registration check sees only the name; a name can point at a private address later. Every
+    address of the answer must be acceptable, and the call connects to these addresses and no
+    others (``endpoints.pinning``): resolving the name again would let a name server answer a
+    public address here and a private one to the connection (DNS rebinding).
+    Raises AddressRefused naming the problem.
     """
     parts = urlsplit(url)
     host = parts.hostname or ""
@@ -74,10 +82,16 @@ def endpoint_address_problem(url: str, *, allow_loopback: bool) -> str | None:
     try:
         infos = socket.getaddrinfo(host, port, proto=socket.IPPROTO_TCP)
     except OSError as exc:
-        return f"cannot resolve {host}: {exc}"
+        raise AddressRefused(f"cannot resolve {host}: {exc}") from exc
+    addresses: list[str] = []
     for info in infos:
-        address = ipaddress.ip_address(str(info[4][0]).split("%")[0])  # drop an IPv6 zone
+        raw = str(info[4][0])
+        address = ipaddress.ip_address(raw.split("%")[0])  # drop an IPv6 zone
         problem = _address_problem(address, allow_loopback=allow_loopback)
         if problem:
-            return f"{host} resolves to {problem}; the platform calls only public addresses"
-    return None
+            raise AddressRefused(f"{host} resolves to {problem}; the platform calls only public addresses")
+        if raw not in addresses:
+            addresses.append(raw)
+    if not addresses:
+        raise AddressRefused(f"cannot resolve {host}: no address")
+    return tuple(addresses)

@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils import timezone
 from rest_framework import exceptions
 
-from endpoints.addresses import endpoint_address_problem
+from endpoints.addresses import AddressRefused, endpoint_addresses_vetted
 from endpoints.models import Delivery, DeliveryAttempt
 from endpoints.secret_box import SecretUnavailable, secret_decrypt
 from endpoints.services.deliveries import AttemptResult, ClaimedDelivery, delivery_attempt_record, delivery_claim
@@ -197,11 +197,13 @@ def delivery_run(*, delivery_id: str, now: datetime | None = None) -> RunReport:
     delivery = claimed.delivery
     allow_loopback = settings.HINDSIGHT_DELIVERY_ALLOW_LOOPBACK
     started_at = clock()
+    secret, problem = "", ""
+    addresses: tuple[str, ...] = ()
     try:
         secret = secret_decrypt(claimed.secret_ciphertext)
-        problem = endpoint_address_problem(claimed.url, allow_loopback=allow_loopback)
-    except SecretUnavailable as exc:
-        secret, problem = "", str(exc)
+        addresses = endpoint_addresses_vetted(claimed.url, allow_loopback=allow_loopback)
+    except (SecretUnavailable, AddressRefused) as exc:
+        problem = str(exc)
     if problem:
         result = AttemptResult(
             outcome=DeliveryAttempt.Outcome.BLOCKED, started_at=started_at, url=claimed.url, error=problem
@@ -213,6 +215,7 @@ def delivery_run(*, delivery_id: str, now: datetime | None = None) -> RunReport:
         )
         exchange = post_signed(
             url=claimed.url,
+            addresses=addresses,
             body=body,
             headers=headers,
             timeout=settings.HINDSIGHT_DELIVERY_TIMEOUT_SECONDS,

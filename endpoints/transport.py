@@ -1,6 +1,7 @@
 """One signed POST to an agent's endpoint, bounded in time and size; no database here.
 
-Redirects are not followed (a signed question goes only where the team registered it), the whole
+The connection goes only to the addresses vetted just before (``endpoints.pinning``), redirects
+are not followed (a signed question goes only where the team registered it), the whole
 exchange has a wall-clock deadline (httpx's timeouts bound each read, a trickling server could
 otherwise hold the worker), and the answer is read up to a size cap.
 """
@@ -13,6 +14,8 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 import httpx
+
+from endpoints.pinning import pinned_client
 
 USER_AGENT = "Hindsight-Delivery/1.0"
 
@@ -46,8 +49,16 @@ def _retry_after(value: str | None, *, now: datetime) -> float | None:
 
 
 def post_signed(
-    *, url: str, body: bytes, headers: dict[str, str], timeout: float, max_bytes: int, now: datetime
+    *,
+    url: str,
+    addresses: tuple[str, ...],
+    body: bytes,
+    headers: dict[str, str],
+    timeout: float,
+    max_bytes: int,
+    now: datetime,
 ) -> HttpExchange:
+    """POST ``body`` to ``url``, connecting only to ``addresses`` (the vetted IPs of its host)."""
     started = time.monotonic()
     deadline = started + timeout
 
@@ -57,7 +68,9 @@ def post_signed(
     request_headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
     try:
         with (
-            httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)), follow_redirects=False) as client,
+            pinned_client(
+                url=url, addresses=addresses, timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0))
+            ) as client,
             client.stream("POST", url, content=body, headers=request_headers) as response,
         ):
             chunks: list[bytes] = []
@@ -80,6 +93,8 @@ def post_signed(
                 content_type=response.headers.get("content-type", ""),
                 retry_after_seconds=_retry_after(response.headers.get("retry-after"), now=now),
             )
+    except httpx.ConnectTimeout as exc:
+        return HttpExchange(latency_ms=elapsed_ms(), error=f"connection timed out: {exc}", timed_out=True)
     except httpx.TimeoutException:
         return HttpExchange(
             latency_ms=elapsed_ms(), error=f"no complete answer within {timeout:g} s (timed out)", timed_out=True

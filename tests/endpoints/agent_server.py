@@ -8,11 +8,15 @@ an acknowledgement, an error, or nothing until it is too late.
     agent_server.reply = lambda received: Reply(status=200, body={"prediction": {"probability": 0.6}})
     agent_server.reply = Reply(status=503)            # every request
     agent_server.reply = Reply(delay=3)               # slower than the platform's timeout
+
+``AgentServer(tls=context, name="agent.example.org")`` serves https instead, its URL naming ``name``
+(the test resolves that name to 127.0.0.1), and records the server names clients asked for (SNI).
 """
 
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -48,7 +52,7 @@ class Received:
 
 
 class AgentServer:
-    def __init__(self) -> None:
+    def __init__(self, *, tls: ssl.SSLContext | None = None, name: str = "127.0.0.1") -> None:
         self.secret = ""
         self.reply: Reply | Callable[[Received], Reply] = Reply()
         self.received: list[Received] = []
@@ -57,8 +61,15 @@ class AgentServer:
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.server_names: list[str | None] = []
+        if tls is not None:
+            tls.sni_callback = self._record_server_name
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        self.url = f"{'https' if tls else 'http'}://{name}:{self.server.server_address[1]}/hook"
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def _record_server_name(self, _socket: ssl.SSLObject, name: str | None, _context: ssl.SSLContext) -> None:
+        self.server_names.append(name)
 
     def verified(self) -> list[Received]:
         return [r for r in self.received if r.verified]
