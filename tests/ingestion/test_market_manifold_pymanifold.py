@@ -1,7 +1,8 @@
 """Real Manifold API v0 responses recorded in 2022 by the PyManifold project (see
-fixtures/markets/README.md) go through the real poller from 127.0.0.1: a multiple-choice market
-becomes a multiple-choice question whose options are its answers, and a pseudo-numeric market
-is stored without a question."""
+fixtures/markets/README.md) go through the real poller from 127.0.0.1: a recorded listing of 500
+markets is walked page by page with the ``before`` cursor, a multiple-choice market becomes a
+multiple-choice question whose options are its answers, and a pseudo-numeric market is stored
+without a question."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from ingestion.markets import NO, YES
 from ingestion.models import Market, PricePoint, Question, Source
 from tests.ingestion.market_fakes import FakeManifold, load, market_source, poll
 
@@ -19,6 +21,7 @@ PSEUDO_NUMERIC = "MIVgHSvQ1s9MRGpm9QUb"
 # The Date header of each recorded response.
 CHOICE_RECORDED_AT = datetime(2022, 10, 11, 22, 30, 18, tzinfo=UTC)
 PSEUDO_NUMERIC_RECORDED_AT = datetime(2022, 10, 11, 22, 37, 14, tzinfo=UTC)
+LISTING_RECORDED_AT = datetime(2022, 10, 10, 19, 32, 38, tzinfo=UTC)
 # Fields GET /v0/market/{id} adds to the LiteMarket that GET /v0/markets lists.
 FULL_MARKET_ONLY = ("answers", "comments", "bets", "description", "textDescription")
 
@@ -73,3 +76,33 @@ def test_recorded_pseudo_numeric_market_is_stored_without_a_question(fake_server
     assert market.outcomes == []
     assert not PricePoint.objects.filter(market=market).exists()
     assert not Question.objects.filter(market=market).exists()
+
+
+def test_recorded_listing_is_walked_page_by_page_with_before(fake_server) -> None:
+    listed = load("manifold/pymanifold_v0_markets_500.json")
+    FakeManifold.install(fake_server, markets=listed)
+    source = market_source(fake_server, Source.Kind.MANIFOLD, page_size=200)
+
+    report = poll(source, LISTING_RECORDED_AT)
+
+    assert (report.error, report.skip_reasons, report.problems) == ("", {}, [])
+    # 200 + 200 + 100: each next page starts before the last id of the one before it, and the
+    # short third page ends the walk.
+    pages = fake_server.requests_to("/v0/markets")
+    assert [r.query.get("before") for r in pages] == [None, [listed[199]["id"]], [listed[399]["id"]]]
+    assert all(r.query["limit"] == ["200"] for r in pages)
+    markets = {m.external_id: m for m in Market.objects.all()}
+    assert set(markets) == {m["id"] for m in listed}
+    # Every recorded outcome type is kept: yes/no markets with their two outcomes, the
+    # free-response, pseudo-numeric and (cancelled, answers not listed) multiple-choice ones
+    # without outcomes; resolved markets say how they resolved.
+    for recorded in listed:
+        market = markets[recorded["id"]]
+        binary = recorded["outcomeType"] == "BINARY"
+        assert market.outcomes == ([YES, NO] if binary else []), recorded["id"]
+        assert market.status == ("resolved:" + recorded["resolution"] if recorded["isResolved"] else "open")
+    assert set(Question.objects.values_list("type", flat=True)) == {Question.Type.BINARY}
+    codenames = markets["OxHMC9gyZOd8Q9QZIXAP"]
+    assert codenames.title == "Will a game of codenames happen tonight at the EA summit?"
+    assert codenames.status == "resolved:YES"
+    assert codenames.volume == pytest.approx(161.33587396946712)
