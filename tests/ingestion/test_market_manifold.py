@@ -27,9 +27,9 @@ def test_listing_pages_with_before_cursor(manifold, fake_server) -> None:
     report = poll(source, NOW)
     assert report.error == ""
     pages = fake_server.requests_to("/v0/markets")
-    assert [r.query.get("before") for r in pages] == [None, [NBA], ["sH2jK5lM8n"]]
+    assert [r.query.get("before") for r in pages] == [None, [NBA], ["tY6uI9oP2a"]]
     assert all(r.query["limit"] == ["2"] for r in pages)
-    assert set(Market.objects.values_list("external_id", flat=True)) == {GPT6, NBA, "pN7vB3cX0z", "sH2jK5lM8n"}
+    assert set(Market.objects.values_list("external_id", flat=True)) == {GPT6, NBA, "sH2jK5lM8n"}
     assert report.skip_reasons["invalid market"] == 1
     assert "tY6uI9oP2a" in report.problems[0] and "'createdTime' should be a number" in report.problems[0]
 
@@ -54,7 +54,7 @@ def test_listing_pages_with_before_cursor(manifold, fake_server) -> None:
         "Other": 0.2,
     }
     questions = {q.market.external_id: q for q in Question.objects.select_related("market")}
-    # The snow market has 6 bettors (< 10); the pseudo-numeric one is neither binary nor choice.
+    # The snow market has 6 bettors (< 10).
     assert set(questions) == {GPT6, NBA}
     assert questions[NBA].type == Question.Type.MULTIPLE_CHOICE
     assert questions[NBA].options == nba.outcomes
