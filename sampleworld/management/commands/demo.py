@@ -89,9 +89,11 @@ class Command(BaseCommand):
             fresh = sample_world_params() is None
             server = None
             if fresh:
+                # The address is taken before anything is published: a busy port must not leave a
+                # half-built demo that the next run would take for a finished one.
+                server = self._serve(host or "127.0.0.1", int(port))
                 run = self._publish(options)
                 self._import_forecastbench()
-                server = self._serve(host or "127.0.0.1", int(port))
                 try:
                     self._forecast(base_url)
                     if options["until"] == "end":
