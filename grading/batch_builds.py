@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, time
 
 from django.db import transaction
@@ -47,14 +47,7 @@ class BatchBuildReport:
     failed: list[int] = field(default_factory=list)  # question ids whose build raised
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "questions": self.questions,
-            "already_claimed": self.already_claimed,
-            "built": self.built,
-            "no_articles": self.no_articles,
-            "no_graph": self.no_graph,
-            "failed": self.failed,
-        }
+        return asdict(self)
 
     def summary(self) -> str:
         text = (
@@ -68,13 +61,17 @@ class BatchBuildReport:
         return text
 
 
-def hindsight_build_batch(*, items: Sequence[tuple[int, int]]) -> BatchBuildReport:
-    """Build the hindsight graphs of (question id, resolution version) pairs; see the module docstring."""
+def hindsight_build_batch(*, items: Sequence[tuple[int, int]], now: datetime | None = None) -> BatchBuildReport:
+    """Build the hindsight graphs of (question id, resolution version) pairs; see the module docstring.
+
+    ``now`` stamps the claims and the questions recorded without a builder run; each build that
+    runs stamps its own time, as a batch can take minutes."""
+    now = now or timezone.now()
     report = BatchBuildReport(questions=len(items))
-    claimed = _claim(items, now=timezone.now())
+    claimed = _claim(items, now=now)
     report.already_claimed = len(items) - len(claimed)
     empty, rest = _split_by_evidence(claimed)
-    _record_no_articles(empty, builder=default_builder())
+    _record_no_articles(empty, builder=default_builder(), now=now)
     report.no_articles = len(empty)
     with references_collected() as changed:
         for question_id, version in rest:
@@ -152,11 +149,10 @@ def _evidence_window(ctx: BuildContext) -> tuple[datetime, datetime]:
     return datetime.combine(ctx.earliest, time.min, tzinfo=UTC), max(ctx.t_res, evidence_as_of(ctx))
 
 
-def _record_no_articles(empty: list[tuple[BuildContext, int]], *, builder: str) -> None:
+def _record_no_articles(empty: list[tuple[BuildContext, int]], *, builder: str, now: datetime) -> None:
     """One finished attempt per question, reason ``no_articles``, and the claims marked finished."""
     if not empty:
         return
-    now = timezone.now()
     attempts = []
     for ctx, _ in empty:
         start, end = _evidence_window(ctx)
