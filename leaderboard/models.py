@@ -50,10 +50,22 @@ class Agent(models.Model):
     tools_description = models.TextField(blank=True)
     is_baseline = models.BooleanField(default=False, help_text="Run by the platform itself.")
     created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Retired: its tokens, MCP access and endpoint deliveries have ended; its forecasts and grades stay.",
+    )
+    retired_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["name"]
         constraints = [models.UniqueConstraint(fields=["team", "name"], name="agent_unique_name_per_team")]
+
+    @property
+    def is_retired(self) -> bool:
+        return self.retired_at is not None
 
     def __str__(self) -> str:
         return self.name
