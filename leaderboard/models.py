@@ -63,10 +63,6 @@ class Agent(models.Model):
         ordering = ["name"]
         constraints = [models.UniqueConstraint(fields=["team", "name"], name="agent_unique_name_per_team")]
 
-    @property
-    def is_retired(self) -> bool:
-        return self.retired_at is not None
-
     def __str__(self) -> str:
         return self.name
 

@@ -100,9 +100,7 @@ def limit_field(*, default: int = LIST_DEFAULT_LIMIT, maximum: int = LIST_MAX_LI
 
 
 def offset_field() -> serializers.IntegerField:
-    return StrictIntegerField(
-        required=False, default=0, min_value=0, max_value=MAX_OFFSET, help_text="Items to skip."
-    )
+    return StrictIntegerField(required=False, default=0, min_value=0, max_value=MAX_OFFSET, help_text="Items to skip.")
 
 
 def id_field(help_text: str, **kwargs: Any) -> serializers.IntegerField:

@@ -68,8 +68,9 @@ def test_idempotency_inside_and_across_batches(agent_http: httpx.Client) -> None
     stored_id = Forecast.objects.get().pk
     assert results[0]["status"] == 200 and results[0]["forecast"]["id"] == stored_id
     assert results[1]["status"] == 409
-    assert f"idempotency_key 'a' was already used for forecast {stored_id} with a different body" in (
-        results[1]["error"]["message"]
+    assert (
+        f"idempotency_key 'a' was already used for forecast {stored_id} with a different body"
+        in (results[1]["error"]["message"])
     )
 
 
