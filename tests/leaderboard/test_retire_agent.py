@@ -15,7 +15,7 @@ from leaderboard.models import Agent, Membership
 from tests.factories import UserFactory
 from tests.leaderboard.grading_support import add_forecast, make_question
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 
 def client_for(user: Any) -> Client:
