@@ -12,12 +12,23 @@ from endpoints.models import Delivery, DeliveryAttempt
 from endpoints.selectors import delivery_log_for_agent
 from endpoints.services.deliveries import delivery_request
 from endpoints.tasks import dispatch_deliveries
-from leaderboard.apis.common import ErrorSerializer, IsAgent, PageQuery, api_exception, id_field, page_of, paginated
+from leaderboard.apis.common import (
+    ClosedInputSerializer,
+    ErrorSerializer,
+    IsAgent,
+    PageQuery,
+    api_exception,
+    id_field,
+    page_of,
+    paginated,
+)
 from leaderboard.authentication import request_agent
 from leaderboard.services.errors import ServiceError
 
 
-class DeliveryInputSerializer(serializers.Serializer):
+class DeliveryInputSerializer(ClosedInputSerializer):
+    """The question to deliver to your endpoint; a field not listed here is refused (400)."""
+
     question = id_field("A live question taking forecasts, or a replay one.")
 
 

@@ -22,15 +22,21 @@ from django.utils import timezone
 from rest_framework import exceptions
 
 from endpoints.addresses import AddressRefused, endpoint_addresses_vetted
-from endpoints.models import Delivery, DeliveryAttempt
+from endpoints.models import AgentEndpoint, Delivery, DeliveryAttempt
 from endpoints.secret_box import SecretUnavailable, secret_decrypt
-from endpoints.services.deliveries import AttemptResult, ClaimedDelivery, delivery_attempt_record, delivery_claim
+from endpoints.services.deliveries import (
+    AttemptResult,
+    ClaimedDelivery,
+    delivery_attempt_record,
+    delivery_claim,
+    endpoint_access_refusal,
+)
 from endpoints.signatures import signed_headers
 from endpoints.transport import HttpExchange, post_signed
 from leaderboard.apis.common import error_body
 from leaderboard.apis.forecasts import ForecastInputSerializer
 from leaderboard.apis.questions import QuestionOutputSerializer
-from leaderboard.models import Forecast
+from leaderboard.models import Agent, Forecast
 from leaderboard.services.errors import ForecastConflict, NotFound
 from leaderboard.services.evidence_tokens import evidence_token_issue
 from leaderboard.services.forecasts import forecast_submit
@@ -79,6 +85,7 @@ def delivery_payload(*, claimed: ClaimedDelivery, now: datetime) -> dict[str, An
             session=session,
             now=now,
             lifetime=timedelta(seconds=settings.HINDSIGHT_DELIVERY_EVIDENCE_TOKEN_SECONDS),
+            holder_id=claimed.holder_id,
         )
         payload["session"] = {"id": str(session.pk), "simulated_date": _iso(session.simulated_at)}
         payload["evidence"] = {
@@ -105,6 +112,14 @@ def _store_answer(*, delivery: Delivery, answer: dict[str, Any], base: AttemptRe
         if answer.get(name) is not None and str(answer[name]) != str(expected[name]):
             wanted = f"is for {name} {expected[name]}" if expected[name] is not None else f"takes no {name}"
             return _refused(base, f"the answer was refused: {name}: this delivery {wanted}")
+    # Access may have ended while the endpoint was thinking: then its answer is not stored.
+    agent = Agent.objects.filter(pk=delivery.agent_id).first()
+    endpoint = AgentEndpoint.objects.filter(agent_id=delivery.agent_id).first()
+    refusal = (
+        endpoint_access_refusal(endpoint=endpoint, agent=agent) if agent is not None and endpoint is not None else None
+    )
+    if refusal is not None:
+        return _refused(base, f"the answer was refused (403 {refusal.code}): {refusal.message}")
     # The platform's key: one delivery stores at most one forecast, whatever the agent sends.
     body = {**answer, **expected, "idempotency_key": delivery.idempotency_key}
     try:

@@ -4,7 +4,8 @@ Forecasts, grades and cutoff changes are history: staff read them here but never
 them (a regrade adds a grade version; a forecast update adds a forecast). Tokens show their prefix
 and use, never their hash; they are created on the team pages, where the key is shown once, and
 revoked here or there. An agent saved here goes through the same service as the team pages, so a
-cutoff change is recorded with the staff member who made it.
+cutoff change is recorded with the staff member who made it; an agent is retired here (an action)
+or by a team owner, never deleted, so its forecasts and grades stay.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from leaderboard.models import Agent, AgentCutoffChange, ApiToken, Forecast, Grade, Membership, Team
-from leaderboard.services.teams import agent_update, token_revoke
+from leaderboard.services.teams import agent_retire, agent_update, token_revoke
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -101,17 +102,49 @@ class CutoffChangeInline(ReadOnlyInline):
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
-    list_display = ("name", "team", "model_name", "provider", "knowledge_cutoff", "is_baseline", "created_at")
-    list_filter = ("is_baseline", "team")
+    list_display = (
+        "name",
+        "team",
+        "model_name",
+        "provider",
+        "knowledge_cutoff",
+        "is_baseline",
+        "created_at",
+        "retired_at",
+    )
+    list_filter = ("is_baseline", ("retired_at", admin.EmptyFieldListFilter), "team")
     search_fields = ("name", "slug", "model_name", "team__name")
-    fields = ("team", "name", "slug", "model_name", "provider", "knowledge_cutoff", "tools_description", "is_baseline")
-    readonly_fields = ("slug", "created_at")
+    fields = (
+        "team",
+        "name",
+        "slug",
+        "model_name",
+        "provider",
+        "knowledge_cutoff",
+        "tools_description",
+        "is_baseline",
+        "retired_at",
+        "retired_by",
+    )
+    readonly_fields = ("slug", "created_at", "retired_at", "retired_by")
     autocomplete_fields = ("team",)
     inlines = (CutoffChangeInline, TokenInline)
+    actions = ("retire",)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         # The slug is in API URLs and the team owns the agent: neither changes after creation.
-        return ("team", "slug", "created_at") if obj is not None else ("slug", "created_at")
+        # Retirement is an action (below), not an edit.
+        fixed = ("slug", "created_at", "retired_at", "retired_by")
+        return ("team", *fixed) if obj is not None else fixed
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # deleting would take the agent's forecasts and grades with it: retire it instead
+
+    @admin.action(description="Retire the selected agents (their tokens, MCP and deliveries stop; grades stay)")
+    def retire(self, request: HttpRequest, queryset: QuerySet[Agent]) -> None:
+        now = timezone.now()
+        retired = [a for a in queryset if agent_retire(agent=a, retired_by=request.user, now=now)]  # type: ignore[arg-type]
+        self.message_user(request, f"Retired {len(retired)} agent(s).", messages.SUCCESS)
 
     def save_model(self, request: HttpRequest, obj: Agent, form: ModelForm[Agent], change: bool) -> None:
         if not change:

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import AnonymousUser
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from leaderboard.models import Agent, ApiToken
+from leaderboard.models import Agent, ApiToken, Membership
+from leaderboard.selectors.agent_access import AccessRefusal, agent_access_refusal
 from leaderboard.services.teams import hash_token
 
 
@@ -41,9 +43,23 @@ class AgentPrincipal(TokenPrincipal):
 def _active_token(key: str) -> ApiToken | None:
     """``token_authenticate``'s lookup (active token by key hash, with its agent and team) without
     the ORDER BY that ``.first()`` adds: the hash is unique, and compiling the ordering costs about
-    a millisecond of CPU on every API request."""
-    tokens = ApiToken.objects.select_related("agent", "agent__team").filter(key_hash=hash_token(key), revoked_at=None)
+    a millisecond of CPU on every API request. The token's creator and whether they are still a
+    member of the agent's team come in the same query, for the access rule."""
+    member = Membership.objects.filter(team_id=OuterRef("agent__team_id"), user_id=OuterRef("created_by_id"))
+    tokens = (
+        ApiToken.objects.select_related("agent", "agent__team", "created_by")
+        .filter(key_hash=hash_token(key), revoked_at=None)
+        .annotate(creator_is_member=Exists(member))
+    )
     return next(iter(tokens.order_by()[:1]), None)
+
+
+class AccessEndedError(exceptions.PermissionDenied):
+    """403: the token is genuine, but the agent's access has ended (retired agent, deactivated or
+    departed creator); the code and message say which."""
+
+    def __init__(self, refusal: AccessRefusal) -> None:
+        super().__init__(refusal.message, code=refusal.code)
 
 
 class AgentTokenAuthentication(authentication.BaseAuthentication):
@@ -62,6 +78,13 @@ class AgentTokenAuthentication(authentication.BaseAuthentication):
         token = _active_token(key)
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        refusal = agent_access_refusal(
+            agent=token.agent,
+            holder=token.created_by,
+            holder_is_member=getattr(token, "creator_is_member", None),
+        )
+        if refusal is not None:
+            raise AccessEndedError(refusal)
         now = timezone.now()
         if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
             # Throttled so that a busy agent does not write on every request.

@@ -56,7 +56,8 @@ BASELINES = (
 @transaction.atomic
 def baselines_ensure() -> dict[str, str]:
     """The baseline team and agents (created when missing), each with one fresh token; earlier
-    runner tokens are revoked so keys never pile up. Returns agent name -> token key."""
+    runner tokens are revoked so keys never pile up. Returns agent name -> token key; a baseline
+    staff retired gets none (and does not run)."""
     team, _ = team_ensure(name=BASELINE_TEAM)
     keys: dict[str, str] = {}
     for spec in BASELINES:
@@ -73,6 +74,8 @@ def baselines_ensure() -> dict[str, str]:
             )
         for old in ApiToken.objects.filter(agent=agent, name=RUNNER_TOKEN_NAME, revoked_at=None):
             token_revoke(token=old)
+        if agent.retired_at is not None:
+            continue
         keys[spec.name] = token_create(agent=agent, name=RUNNER_TOKEN_NAME).key
     return keys
 
@@ -263,7 +266,7 @@ def baselines_run(
     keys = baselines_ensure()
     results: dict[str, dict[int, int]] = {}
     for name, runner in RUNNERS.items():
-        if only and name not in only:
+        if (only and name not in only) or name not in keys:
             continue
         results[name] = runner(base_url=base_url, key=keys[name], limit=limit, imported_limit=imported_limit)
         if log is not None:

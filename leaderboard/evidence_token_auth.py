@@ -14,7 +14,8 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from leaderboard.authentication import TokenPrincipal
+from leaderboard.authentication import AccessEndedError, TokenPrincipal
+from leaderboard.selectors.agent_access import AccessEnded
 from leaderboard.services.evidence_tokens import (
     EvidenceGrant,
     EvidenceTokenInvalid,
@@ -51,6 +52,8 @@ class EvidenceTokenAuthentication(authentication.BaseAuthentication):
             grant = evidence_token_grant(key=key, now=timezone.now())
         except EvidenceTokenInvalid as exc:
             raise exceptions.AuthenticationFailed(str(exc)) from exc
+        except AccessEnded as exc:
+            raise AccessEndedError(exc.refusal) from exc
         return EvidenceGrantPrincipal(grant), grant
 
     def authenticate_header(self, request: Request) -> str:

@@ -50,6 +50,14 @@ class Agent(models.Model):
     tools_description = models.TextField(blank=True)
     is_baseline = models.BooleanField(default=False, help_text="Run by the platform itself.")
     created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Retired: its tokens, MCP access and endpoint deliveries have ended; its forecasts and grades stay.",
+    )
+    retired_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["name"]

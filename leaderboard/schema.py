@@ -5,21 +5,30 @@ every operation what any of them can answer, so the published contract cannot fo
 400 (a bad query parameter, e.g. a NUL character), 401 (a token that is unknown or revoked), 406,
 429 (rate limit), 503 (Redis unreachable); 404 where the path names something; 413 and 415 where
 there is a body. Ids in paths are documented as the positive numbers they are, and an optional
-query parameter's empty value as what it means here: not given.
+query parameter's empty value as what it means here: not given. A batch body's size limits are
+written into its array schema, and every request body that refuses unknown fields says so
+(``additionalProperties: false``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerExtension
 
 # Largest id (PostgreSQL bigint).
 MAX_ID = 2**63 - 1
+# Forecasts in one POST /api/v1/forecasts/batch/.
+MAX_BATCH_ITEMS = 1000
 
 COMMON_ERRORS = {
-    "400": "A query parameter or the body is invalid; the message names it.",
+    "400": "A query parameter or the body is invalid; the message names it. Besides what the schema says, text "
+    "anywhere in a query or body (object keys included) may not hold a NUL character (U+0000) or a lone "
+    "surrogate, which no database column can store (code `invalid_text`).",
     "401": "The Authorization header holds no active agent token (unknown or revoked), or the endpoint needs one.",
+    "403": "The token is genuine but the agent's access has ended: code `agent_retired` (the agent was retired), "
+    "`owner_deactivated` (the account of the person who created the token is deactivated) or `not_a_member` "
+    "(that person left the agent's team); the message says which. The agent's past forecasts and grades stay.",
     "406": "The Accept header names no media type the API answers in (application/json).",
     "429": "Over the rate limit: retry after the Retry-After header's seconds.",
     "503": "The cache or task queue (Redis) is unreachable: retry after the Retry-After header's seconds.",
@@ -55,6 +64,25 @@ class AgentTokenScheme(OpenApiAuthenticationExtension):
         }
 
 
+class ClosedInputSerializerExtension(OpenApiSerializerExtension):
+    """Request bodies that refuse unknown fields (``ClosedInputSerializer``) say so in the schema."""
+
+    target_class = "leaderboard.apis.common.ClosedInputSerializer"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_basic_serializer(self.target, direction)
+        schema["additionalProperties"] = False
+        return schema
+
+
+def _bound_batch_body(operation: dict[str, Any]) -> None:
+    if operation.get("operationId") != "forecasts_batch":
+        return
+    for media in operation.get("requestBody", {}).get("content", {}).values():
+        media["schema"].update(minItems=1, maxItems=MAX_BATCH_ITEMS)
+
+
 def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     schemas.setdefault("Error", ERROR_SCHEMA)
@@ -62,6 +90,7 @@ def add_common_errors(result: dict[str, Any], generator: Any, request: Any, publ
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             parameters = operation.get("parameters", [])
+            _bound_batch_body(operation)
             wanted = dict(COMMON_ERRORS)
             if any(p.get("in") == "path" for p in parameters):
                 wanted.update(PATH_ERRORS)
@@ -69,7 +98,10 @@ def add_common_errors(result: dict[str, Any], generator: Any, request: Any, publ
                 wanted.update(BODY_ERRORS)
             responses = operation.setdefault("responses", {})
             for status, description in wanted.items():
-                responses.setdefault(status, {"content": error, "description": description})
+                documented = responses.setdefault(status, {"content": error, "description": description})
+                if not documented.get("description"):
+                    # A view that lists the status without saying more gets the common sentence.
+                    documented["description"] = description
             for parameter in parameters:
                 schema = parameter.get("schema", {})
                 if parameter.get("in") == "path" and schema.get("type") == "integer":

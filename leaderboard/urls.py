@@ -29,6 +29,7 @@ urlpatterns = [
     path("teams/<slug:slug>/agents/new/", teams.agent_new, name="agent_new"),
     path("teams/<slug:slug>/agents/<slug:agent_slug>/", teams.agent_detail, name="agent_detail"),
     path("teams/<slug:slug>/agents/<slug:agent_slug>/edit/", teams.agent_edit, name="agent_edit"),
+    path("teams/<slug:slug>/agents/<slug:agent_slug>/retire/", teams.agent_retire_view, name="agent_retire"),
     path("teams/<slug:slug>/agents/<slug:agent_slug>/tokens/new/", teams.token_new, name="token_new"),
     path(
         "teams/<slug:slug>/agents/<slug:agent_slug>/tokens/<int:token_id>/revoke/",

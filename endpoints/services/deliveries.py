@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, OperationalError, connections, transaction
 from django.db.models import F
@@ -27,6 +28,7 @@ from django.utils import timezone
 from endpoints.models import AgentEndpoint, Delivery, DeliveryAttempt
 from ingestion.models import Question
 from leaderboard.models import Agent
+from leaderboard.selectors.agent_access import AccessRefusal, agent_access_refusal, memberships_of
 from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
 from leaderboard.services.errors import ForecastConflict, NotFound
 from leaderboard.services.replay_sessions import replay_session_open
@@ -64,6 +66,13 @@ def question_not_accepting(*, question: Question, now: datetime) -> str | None:
     return None
 
 
+def endpoint_access_refusal(*, endpoint: AgentEndpoint, agent: Agent) -> AccessRefusal | None:
+    """Why the platform may no longer deliver to this endpoint (the agent is retired, or whoever
+    registered it was deactivated or left the team), or None: the access rule tokens follow."""
+    holder = get_user_model().objects.filter(pk=endpoint.created_by_id).first() if endpoint.created_by_id else None
+    return agent_access_refusal(agent=agent, holder=holder, credential="endpoint")
+
+
 @transaction.atomic
 def delivery_request(
     *, agent: Agent, question_id: int, requested_by: AbstractBaseUser | None = None, now: datetime | None = None
@@ -82,6 +91,9 @@ def delivery_request(
         )
     if not endpoint.is_active:
         raise ForecastConflict(f"agent {agent.slug}'s endpoint is paused; resume it first", field="endpoint")
+    refusal = endpoint_access_refusal(endpoint=endpoint, agent=agent)
+    if refusal is not None:
+        raise ForecastConflict(refusal.message, field="endpoint")
     question = Question.objects.exclude(status=Question.Status.DRAFT).filter(pk=question_id).first()
     if question is None:
         raise NotFound(f"question {question_id} does not exist", field="question")
@@ -121,7 +133,20 @@ def deliveries_offer_live(
     unique constraint keeps concurrent offers to one. Returns the ids of the new deliveries.
     """
     now = now or timezone.now()
-    agent_ids = list(AgentEndpoint.objects.filter(paused_at=None, offer_live=True).values_list("agent_id", flat=True))
+    endpoints = list(
+        AgentEndpoint.objects.filter(paused_at=None, offer_live=True, agent__retired_at=None).select_related(
+            "agent", "created_by"
+        )
+    )
+    members = memberships_of(pairs=[(e.agent.team_id, e.created_by_id) for e in endpoints])
+    agent_ids = [
+        e.agent_id
+        for e in endpoints
+        if agent_access_refusal(
+            agent=e.agent, holder=e.created_by, holder_is_member=(e.agent.team_id, e.created_by_id) in members
+        )
+        is None
+    ]
     if not agent_ids:
         return []
     questions = Question.objects.filter(
@@ -162,6 +187,7 @@ class ClaimedDelivery:
     attempt: int
     url: str
     secret_ciphertext: str
+    holder_id: int | None = None  # who registered the endpoint (the evidence token carries it)
 
 
 def _cancel(*, delivery_id: uuid.UUID, reason: str, now: datetime) -> None:
@@ -201,6 +227,10 @@ def _claim(*, delivery: Delivery, now: datetime) -> ClaimedDelivery | None:
     if endpoint is None or not endpoint.is_active:
         _cancel(delivery_id=delivery.pk, reason="the endpoint was removed or paused", now=now)
         return None
+    refusal = endpoint_access_refusal(endpoint=endpoint, agent=delivery.agent)
+    if refusal is not None:
+        _cancel(delivery_id=delivery.pk, reason=f"access ended ({refusal.code}): {refusal.message}", now=now)
+        return None
     problem = question_not_accepting(question=delivery.question, now=now)
     if problem:
         _cancel(delivery_id=delivery.pk, reason=problem, now=now)
@@ -220,6 +250,7 @@ def _claim(*, delivery: Delivery, now: datetime) -> ClaimedDelivery | None:
         attempt=delivery.attempts + 1,
         url=endpoint.url,
         secret_ciphertext=endpoint.secret_ciphertext,
+        holder_id=endpoint.created_by_id,
     )
 
 

@@ -59,6 +59,8 @@ def endpoint_register(
 ) -> IssuedSecret:
     """Register the agent's endpoint with a new signing secret (returned once)."""
     now = now or timezone.now()
+    if agent.retired_at is not None:
+        raise ValidationError({"url": f"{agent.name} is retired: the platform delivers nothing to it."})
     url, concurrency = _clean(url=url, max_concurrency=max_concurrency)
     if AgentEndpoint.objects.filter(agent=agent).exists():
         raise ValidationError({"url": f"{agent.name} already has an endpoint; change it or remove it first."})

@@ -63,8 +63,34 @@ LIST_MAX_LIMIT = 200
 MAX_OFFSET = 1_000_000_000
 
 
+class StrictIntegerField(serializers.IntegerField):
+    """An integer as the schema's ``type: integer`` says: digits in a query string, or a JSON number
+    with no fraction. DRF alone also takes ``"0.0"``, ``"7."`` or ``" 7 "`` and reads them as 0 or 7."""
+
+    _DIGITS = re.compile(r"-?[0-9]+")
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or (isinstance(data, str) and not self._DIGITS.fullmatch(data)):
+            self.fail("invalid")
+        return super().to_internal_value(data)  # type: ignore[no-any-return]
+
+
+class ClosedInputSerializer(serializers.Serializer):
+    """A JSON body holding only the documented fields: an unknown field is refused (400, each one
+    named), and the published schema says so (``additionalProperties: false``, see
+    ``leaderboard.schema.ClosedInputSerializerExtension``)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - set(self.fields))
+            if unknown:
+                allowed = ", ".join(self.fields)
+                raise exceptions.ValidationError({k: [f"unknown field; allowed: {allowed}"] for k in unknown})
+        return super().to_internal_value(data)
+
+
 def limit_field(*, default: int = LIST_DEFAULT_LIMIT, maximum: int = LIST_MAX_LIMIT) -> serializers.IntegerField:
-    return serializers.IntegerField(
+    return StrictIntegerField(
         required=False,
         default=default,
         min_value=1,
@@ -74,13 +100,11 @@ def limit_field(*, default: int = LIST_DEFAULT_LIMIT, maximum: int = LIST_MAX_LI
 
 
 def offset_field() -> serializers.IntegerField:
-    return serializers.IntegerField(
-        required=False, default=0, min_value=0, max_value=MAX_OFFSET, help_text="Items to skip."
-    )
+    return StrictIntegerField(required=False, default=0, min_value=0, max_value=MAX_OFFSET, help_text="Items to skip.")
 
 
 def id_field(help_text: str, **kwargs: Any) -> serializers.IntegerField:
-    return serializers.IntegerField(min_value=1, max_value=MAX_ID, help_text=help_text, **kwargs)
+    return StrictIntegerField(min_value=1, max_value=MAX_ID, help_text=help_text, **kwargs)
 
 
 _CANONICAL_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

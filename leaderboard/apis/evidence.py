@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.permissions import BasePermission
@@ -110,8 +110,25 @@ class ScopeInput(SessionInput):
 
 
 # A gateway call's possible errors besides 200 (401: no or bad token; 403: an evidence token outside
-# its session; 404: unknown or not visible).
-ERRORS = {400: ErrorSerializer, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer, 429: ErrorSerializer}
+# its session; 404: unknown or not visible). What the schema cannot say is written beside 400 and 403.
+ERRORS = {
+    400: OpenApiResponse(
+        ErrorSerializer,
+        description="Invalid query; the message names the parameter. Besides what the schema says: a query needs "
+        "its scope, `session` (your replay session: evidence as of its simulated date) or `question` (a live "
+        "question: evidence as of now), and when both are given they must agree; event filters take real ISO "
+        "country and CAMEO codes; text may not hold a NUL character.",
+    ),
+    401: ErrorSerializer,
+    403: OpenApiResponse(
+        ErrorSerializer,
+        description="Outside what this caller may read: an evidence token used beyond its one session; a live "
+        "question read as of now while your agent holds an open replay session, unless it forecasts that "
+        "question; or the agent's access has ended (code `agent_retired`, `owner_deactivated`, `not_a_member`).",
+    ),
+    404: ErrorSerializer,
+    429: ErrorSerializer,
+}
 
 
 class ArticleHitSerializer(serializers.Serializer):

@@ -6,7 +6,7 @@ import threading
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import exceptions, serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from ingestion.models import Question
 from leaderboard.apis.common import (
+    ClosedInputSerializer,
     ErrorSerializer,
     IsAgent,
     PageQuery,
@@ -26,12 +27,11 @@ from leaderboard.apis.common import (
 )
 from leaderboard.authentication import request_agent
 from leaderboard.models import Forecast, Grade
+from leaderboard.schema import MAX_BATCH_ITEMS
 from leaderboard.selectors.forecasts import forecast_current_grades, forecast_list_for_agent
 from leaderboard.selectors.grades import grade_status
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
 from leaderboard.services.forecasts import ForecastInput, SubmitResult, forecast_submit, forecast_submit_batch
-
-MAX_BATCH_ITEMS = 1000
 
 
 class ParsedJSONField(serializers.JSONField):
@@ -76,7 +76,9 @@ class GraphField(ParsedJSONField):
     pass
 
 
-class ForecastInputSerializer(serializers.Serializer):
+class ForecastInputSerializer(ClosedInputSerializer):
+    """One forecast; a field not listed here is refused (400)."""
+
     question = id_field("Question id.")
     session = SessionIdField(
         required=False, allow_null=True, help_text="Your replay session id (replay questions); null for live ones."
@@ -98,15 +100,6 @@ class ForecastInputSerializer(serializers.Serializer):
     idempotency_key = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=200, help_text="Retries with the same key are safe."
     )
-
-    def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
-                raise exceptions.ValidationError(
-                    {k: [f"unknown field; allowed: {', '.join(self.fields)}"] for k in unknown}
-                )
-        return super().to_internal_value(data)
 
     def check(self, data: Any) -> ForecastInput:
         """Validate one body; raises the same ValidationError as ``is_valid(raise_exception=True)``."""
@@ -237,11 +230,21 @@ def forecast_output(forecast: Forecast, grade: Grade | None = None) -> dict[str,
     }
 
 
+@extend_schema_field({"type": "integer", "enum": [201, 200, 400, 404, 409]})
+class BatchItemStatusField(serializers.IntegerField):
+    pass
+
+
 class BatchItemOutputSerializer(serializers.Serializer):
-    index = serializers.IntegerField()
-    status = serializers.IntegerField(help_text="201 created, 200 idempotent replay, 400/404/409 error.")
-    forecast = ForecastOutputSerializer(allow_null=True)
-    error = ErrorSerializer(allow_null=True)
+    index = serializers.IntegerField(min_value=0, help_text="The item's position in the request list, from 0.")
+    status = BatchItemStatusField(
+        help_text="What POST /api/v1/forecasts/ would have answered for this item alone: 201 created, 200 the "
+        "original forecast of a repeated idempotency key, 400 an invalid item (e.g. a missing question or an "
+        "unknown field), 404 an unknown question or session, 409 a question not taking forecasts or an "
+        "idempotency key already used with another body."
+    )
+    forecast = ForecastOutputSerializer(allow_null=True, help_text="The forecast (status 200 or 201), else null.")
+    error = ErrorSerializer(allow_null=True, help_text="The item's error (status 400, 404 or 409), else null.")
 
 
 class BatchOutputSerializer(serializers.Serializer):
@@ -252,10 +255,21 @@ class BatchOutputSerializer(serializers.Serializer):
 
 
 _ERRORS = {
-    400: ErrorSerializer,
+    400: OpenApiResponse(
+        ErrorSerializer,
+        description="Invalid body; every invalid field is named at once. Besides what the schema says: the "
+        "`prediction` must have the shape of the question's type (see the API description), probabilities "
+        "must be finite and sum to 1, sources must be cited as ids or http(s) URLs, an unknown field is "
+        "refused, and text may not hold a NUL character.",
+    ),
     401: ErrorSerializer,
     404: ErrorSerializer,
-    409: ErrorSerializer,
+    409: OpenApiResponse(
+        ErrorSerializer,
+        description="The question takes no forecast now (closed, not yet open, outcome published), or the "
+        "idempotency key was already used for another forecast with a different body (the message names the "
+        "key and that forecast's id).",
+    ),
     413: ErrorSerializer,
     429: ErrorSerializer,
 }
@@ -335,6 +349,16 @@ class ForecastBatchApi(APIView):
             429: ErrorSerializer,
         },
         summary=f"Submit up to {MAX_BATCH_ITEMS} forecasts; each item answers on its own",
+        description=(
+            f"A JSON list of 1 to {MAX_BATCH_ITEMS} forecast bodies, each as POST /api/v1/forecasts/ takes it. "
+            "The batch answers 200 whenever the list itself is acceptable: each item is checked and stored on its "
+            "own, and its result (in request order) carries the status and body that POST /api/v1/forecasts/ "
+            "would have answered for it alone, so an item that breaks the item schema (a missing `question`, an "
+            "unknown field) is a result with status 400, not a refused batch. The whole request answers 400 only "
+            f"when the body is not a list, is empty or holds more than {MAX_BATCH_ITEMS} items. Two items with "
+            "the same idempotency key and the same body store one forecast; with different bodies the later one "
+            "gets 409."
+        ),
     )
     def post(self, request: Request) -> Response:
         agent = request_agent(request)

@@ -81,6 +81,9 @@ class AgentOutputSerializer(serializers.Serializer):
     cutoff = serializers.DateField(allow_null=True)
     cutoff_declared = serializers.BooleanField()
     tools = serializers.CharField(allow_blank=True)
+    retired_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the agent was retired (it takes no more forecasts; its grades stay), or null."
+    )
     standings = serializers.ListField(child=serializers.DictField(), help_text="One row per track and filter.")
     pairwise = serializers.ListField(
         child=serializers.DictField(),
@@ -219,6 +222,7 @@ class AgentApi(APIView):
                 "cutoff": agent.knowledge_cutoff,
                 "cutoff_declared": agent.knowledge_cutoff is not None,
                 "tools": agent.tools_description,
+                "retired_at": agent.retired_at,
                 "standings": standings,
                 # Against its neighbours in the ranking: the share of bootstrap resamples of their
                 # shared questions in which this agent's mean Brier is lower.

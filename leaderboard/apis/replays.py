@@ -11,14 +11,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard.apis.common import ErrorSerializer, IsAgent, api_exception, id_field
+from leaderboard.apis.common import ClosedInputSerializer, ErrorSerializer, IsAgent, api_exception, id_field
 from leaderboard.authentication import request_agent
 from leaderboard.models import ReplaySession
 from leaderboard.services.errors import ServiceError
 from leaderboard.services.replay_sessions import replay_session_close, replay_session_open
 
 
-class ReplayInputSerializer(serializers.Serializer):
+class ReplayInputSerializer(ClosedInputSerializer):
+    """The replay question to open (or get) your session on; a field not listed here is refused (400)."""
+
     question = id_field("Id of a replay-track question.")
 
 

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+from django.contrib.auth import get_user_model
 from django.core import signing
 
 from ingestion.selectors.evidence import require_aware
 from leaderboard.models import Agent, ReplaySession
+from leaderboard.selectors.agent_access import AccessEnded, agent_access_refusal
 
 EVIDENCE_TOKEN_PREFIX: Final = "hsev_"
 _SALT: Final = "hindsight.evidence-token"
@@ -54,16 +56,23 @@ class EvidenceGrant:
         return None
 
 
-def evidence_token_issue(*, session: ReplaySession, now: datetime, lifetime: timedelta) -> IssuedEvidenceToken:
-    """A token for ``session`` valid from ``now`` for ``lifetime`` (whole seconds)."""
+def evidence_token_issue(
+    *, session: ReplaySession, now: datetime, lifetime: timedelta, holder_id: int | None = None
+) -> IssuedEvidenceToken:
+    """A token for ``session`` valid from ``now`` for ``lifetime`` (whole seconds).
+
+    ``holder_id`` is the user who registered the endpoint it is delivered to: the token stops
+    working, as the endpoint does, when that user is deactivated or leaves the agent's team."""
     now = require_aware(now, "now")
     expires_at = (now + lifetime).replace(microsecond=0)
-    payload = {
+    payload: dict[str, Any] = {
         "a": session.agent_id,
         "s": str(session.pk),
         "q": session.question_id,
         "e": int(expires_at.timestamp()),
     }
+    if holder_id is not None:
+        payload["u"] = holder_id
     return IssuedEvidenceToken(key=EVIDENCE_TOKEN_PREFIX + signing.dumps(payload, salt=_SALT), expires_at=expires_at)
 
 
@@ -72,7 +81,8 @@ def is_evidence_token(key: str) -> bool:
 
 
 def evidence_token_grant(*, key: str, now: datetime) -> EvidenceGrant:
-    """The grant of a presented token; EvidenceTokenInvalid with a message fit for the agent."""
+    """The grant of a presented token; EvidenceTokenInvalid with a message fit for the agent, or
+    AccessEnded when the agent is retired or the endpoint's registrant lost access."""
     now = require_aware(now, "now")
     if not is_evidence_token(key):
         raise EvidenceTokenInvalid("Not an evidence token.")
@@ -83,6 +93,7 @@ def evidence_token_grant(*, key: str, now: datetime) -> EvidenceGrant:
     try:
         agent_id, question_id, expires = int(payload["a"]), int(payload["q"]), int(payload["e"])
         session_id = uuid.UUID(str(payload["s"]))
+        holder_id = int(payload["u"]) if payload.get("u") is not None else None
     except (KeyError, TypeError, ValueError) as exc:
         raise EvidenceTokenInvalid("Invalid evidence token (malformed).") from exc
     expires_at = datetime.fromtimestamp(expires, tz=UTC)
@@ -98,4 +109,8 @@ def evidence_token_grant(*, key: str, now: datetime) -> EvidenceGrant:
     )
     if session is None:
         raise EvidenceTokenInvalid("The replay session of this evidence token no longer exists.")
+    holder = get_user_model().objects.filter(pk=holder_id).first() if holder_id is not None else None
+    refusal = agent_access_refusal(agent=session.agent, holder=holder, credential="endpoint")
+    if refusal is not None:
+        raise AccessEnded(refusal)
     return EvidenceGrant(agent=session.agent, session=session, expires_at=expires_at)

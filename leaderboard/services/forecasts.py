@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from ingestion.models import Question
 from leaderboard.models import Agent, Forecast, ReplaySession
+from leaderboard.selectors.agent_access import agent_access_refusal
 from leaderboard.services.errors import ForecastConflict, NotFound
 from leaderboard.services.forecast_inserts import insert_forecast, insert_forecasts, link_cited_articles
 from leaderboard.services.forecast_sources import ArticleResolver, url_variants
@@ -118,6 +119,13 @@ class _Context:
 
 
 def _replayed(existing: Forecast, body_hash: str, key: str) -> SubmitResult:
+    if existing.body_hash != body_hash and existing.pk is None:
+        # Another item of the same batch took the key a moment ago; nothing is stored under it yet.
+        raise ForecastConflict(
+            f"idempotency_key {key!r} is used by an earlier item of this batch with a different body; "
+            "each forecast needs its own key",
+            field="idempotency_key",
+        )
     if existing.body_hash != body_hash:
         raise ForecastConflict(
             f"idempotency_key {key!r} was already used for forecast {existing.pk} with a different body; "
@@ -125,6 +133,14 @@ def _replayed(existing: Forecast, body_hash: str, key: str) -> SubmitResult:
             field="idempotency_key",
         )
     return SubmitResult(forecast=existing, created=False)
+
+
+def _refuse_if_retired(agent: Agent) -> None:
+    """A retired agent takes no forecast on any channel (its tokens are refused before this; the
+    web form and a delivery's answer reach the service directly)."""
+    refusal = agent_access_refusal(agent=agent)
+    if refusal is not None:
+        raise ForecastConflict(refusal.message, field="agent")
 
 
 def _check_accepting(
@@ -241,6 +257,7 @@ def forecast_submit(
     looked up only when it turns out to be taken.
     """
     now = now or timezone.now()
+    _refuse_if_retired(agent)
     item = forecast_input(
         question_id=question_id,
         session_id=session_id,
@@ -344,6 +361,7 @@ def forecast_submit_batch(
 ) -> list[SubmitResult | NotFound | ForecastConflict | ValidationError]:
     """Record many forecasts; each item succeeds or fails on its own, with the same rules as one."""
     now = now or timezone.now()
+    _refuse_if_retired(agent)
     ctx = _Context.load(agent=agent, items=items)
     results: list[SubmitResult | NotFound | ForecastConflict | ValidationError | None] = [None] * len(items)
     to_create: list[tuple[int, Forecast, list[int]]] = []

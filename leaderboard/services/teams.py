@@ -170,6 +170,19 @@ def agent_update(
     return agent
 
 
+@transaction.atomic
+def agent_retire(*, agent: Agent, retired_by: User | None = None, now: datetime | None = None) -> bool:
+    """Retire an agent: at once its tokens, MCP access, endpoint deliveries and evidence tokens stop
+    working (``leaderboard.selectors.agent_access``), while its forecasts, grades and standings stay.
+    Nothing is deleted or revoked, so the agent's page still shows what it did. Returns False when
+    it was retired already (the first date stands)."""
+    retired = Agent.objects.filter(pk=agent.pk, retired_at=None).update(
+        retired_at=now or timezone.now(), retired_by=retired_by
+    )
+    agent.refresh_from_db(fields=["retired_at", "retired_by"])
+    return bool(retired)
+
+
 @dataclass(frozen=True)
 class IssuedToken:
     token: ApiToken
@@ -180,6 +193,8 @@ class IssuedToken:
 def token_create(
     *, agent: Agent, name: str = "", created_by: User | None = None, now: datetime | None = None
 ) -> IssuedToken:
+    if agent.retired_at is not None:
+        raise ValidationError({"agent": f"Agent {agent.slug!r} is retired: it takes no new tokens."})
     while True:
         prefix = secrets.token_hex(TOKEN_PREFIX_LENGTH // 2)
         if not ApiToken.objects.filter(prefix=prefix).exists():

@@ -53,7 +53,8 @@ def _attach_service_error(form: ForecastForm, exc: ServiceError) -> None:
 
 @login_required
 def forecast_form(request: HttpRequest) -> HttpResponse:
-    agents = list(agent_list_for_user(user=request.user))
+    # A retired agent takes no forecasts: it is not offered here (the service refuses it anyway).
+    agents = [a for a in agent_list_for_user(user=request.user) if a.retired_at is None]
     context: dict[str, Any] = {"agents": agents}
     if not agents:
         return render(request, "leaderboard/forecast_form.html", context)

@@ -18,6 +18,7 @@ from leaderboard.models import Agent, ApiToken, Membership, Team
 from leaderboard.selectors.teams import membership_get, team_member_list, team_visible_to, token_list
 from leaderboard.services.teams import (
     agent_create,
+    agent_retire,
     agent_update,
     team_add_member_by_username,
     team_create,
@@ -48,7 +49,7 @@ def _team_access(request: HttpRequest, slug: str, *, manage: bool = False, owner
     if (manage or owner) and not access.is_member:
         raise PermissionDenied("Only members of this team can do that.")
     if owner and not access.is_owner:
-        raise PermissionDenied("Only the team's owners can add members.")
+        raise PermissionDenied("Only the team's owners can do that.")
     return access
 
 
@@ -177,7 +178,11 @@ def token_new(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "; ".join(str(m) for msgs in form.errors.values() for m in msgs))
         return redirect("leaderboard:agent_detail", slug=access.team.slug, agent_slug=agent.slug)
-    issued = token_create(agent=agent, name=form.cleaned_data["name"], created_by=request.user)  # type: ignore[arg-type]
+    try:
+        issued = token_create(agent=agent, name=form.cleaned_data["name"], created_by=request.user)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        messages.error(request, "; ".join(exc.messages))
+        return redirect("leaderboard:agent_detail", slug=access.team.slug, agent_slug=agent.slug)
     # Rendered directly (no redirect) so that the key exists in this one response only.
     return render(request, "leaderboard/token_created.html", {"team": access.team, "agent": agent, "issued": issued})
 
@@ -197,4 +202,21 @@ def token_revoke_view(request: HttpRequest, slug: str, agent_slug: str, token_id
         messages.info(request, f"Token {token.prefix}… was already revoked.")
     else:
         messages.success(request, f"Token {token.prefix}… revoked; requests using it now get 401.")
+    return redirect("leaderboard:agent_detail", slug=access.team.slug, agent_slug=agent.slug)
+
+
+@login_required
+@require_POST
+def agent_retire_view(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse:
+    """A team owner retires an agent: its access ends at once; its forecasts and grades stay."""
+    access = _team_access(request, slug, owner=True)
+    agent = _agent(access, agent_slug)
+    if agent_retire(agent=agent, retired_by=request.user):  # type: ignore[arg-type]
+        messages.success(
+            request,
+            f"Agent {agent.name} retired: its tokens, MCP access and endpoint deliveries have ended; "
+            "its forecasts and grades stay on the leaderboard.",
+        )
+    else:
+        messages.info(request, f"Agent {agent.name} was already retired.")
     return redirect("leaderboard:agent_detail", slug=access.team.slug, agent_slug=agent.slug)

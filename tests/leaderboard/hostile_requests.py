@@ -42,6 +42,7 @@ LISTS: dict[str, tuple[str, dict[str, str]]] = {
     "evidence-log": ("/api/v1/evidence/log/", {}),
     "articles": ("/api/v1/evidence/articles/", {"q": "budget", "question": "{live}"}),
     "events": ("/api/v1/evidence/events/", {"question": "{live}"}),
+    "deliveries": ("/api/v1/deliveries/", {}),
 }
 PAGING = {
     "limit-huge": ({"limit": HUGE}, "limit"),
@@ -52,6 +53,9 @@ PAGING = {
     "limit-text": ({"limit": "ten"}, "limit"),
     "offset-negative": ({"offset": "-1"}, "offset"),
     "offset-float": ({"offset": "1.5"}, "offset"),
+    # An integral value written as a decimal is no integer either, as the schema says.
+    "offset-zero-point-zero": ({"offset": "0.0"}, "offset"),
+    "limit-point-zero": ({"limit": "5.0"}, "limit"),
 }
 PAGING_PROBES = [
     Probe(f"{name}:{case}", "GET", path, {**params, **extra}, mentions=needle)

@@ -60,8 +60,18 @@ def test_idempotency_inside_and_across_batches(agent_http: httpx.Client) -> None
     results = agent_http.post("/api/v1/forecasts/batch/", json=[same, same, other]).json()["results"]
     assert [r["status"] for r in results] == [201, 200, 409]
     assert results[0]["forecast"]["id"] == results[1]["forecast"]["id"]
-    results = agent_http.post("/api/v1/forecasts/batch/", json=[same]).json()["results"]
-    assert results[0]["status"] == 200 and results[0]["forecast"]["id"] == Forecast.objects.get().pk
+    assert results[2]["error"]["message"] == (
+        "idempotency_key 'a' is used by an earlier item of this batch with a different body; "
+        "each forecast needs its own key"
+    )
+    results = agent_http.post("/api/v1/forecasts/batch/", json=[same, other]).json()["results"]
+    stored_id = Forecast.objects.get().pk
+    assert results[0]["status"] == 200 and results[0]["forecast"]["id"] == stored_id
+    assert results[1]["status"] == 409
+    assert (
+        f"idempotency_key 'a' was already used for forecast {stored_id} with a different body"
+        in (results[1]["error"]["message"])
+    )
 
 
 @pytest.mark.parametrize(

@@ -89,3 +89,31 @@ def test_a_form_encoded_body_is_415(agent_http: httpx.Client) -> None:
     response = agent_http.post("/api/v1/replays/", data={"question": "1"})
     assert response.status_code == 415
     assert response.json()["code"] == "unsupported_media_type"
+
+
+def test_what_the_server_refuses_the_schema_says(http: httpx.Client, agent_http: httpx.Client) -> None:
+    """Limits, closed bodies and per-item batch results are in the contract, and the server keeps it."""
+    schema = _schema(http)
+    batch = schema["paths"]["/api/v1/forecasts/batch/"]["post"]
+    body = batch["requestBody"]["content"]["application/json"]["schema"]
+    assert (body["minItems"], body["maxItems"]) == (1, 1000)
+    assert "an item that breaks the item schema" in batch["description"]
+    item = _resolve(schema, batch["responses"]["200"]["content"]["application/json"]["schema"])
+    results = _resolve(schema, item["properties"]["results"]["items"])
+    status = results["properties"]["status"]
+    assert _resolve(schema, status.get("allOf", [status])[0])["enum"] == [201, 200, 400, 404, 409]
+    closed = {
+        "/api/v1/forecasts/": "question",
+        "/api/v1/replays/": "question",
+        "/api/v1/deliveries/": "question",
+    }
+    for path, field in closed.items():
+        operation = schema["paths"][path]["post"]
+        request = _resolve(schema, operation["requestBody"]["content"]["application/json"]["schema"])
+        assert request["additionalProperties"] is False, path
+        refused = agent_http.post(path, json={field: 1, "colour": "blue"})
+        assert refused.status_code == 400 and refused.json()["errors"][0]["field"] == "colour", refused.text
+    assert "NUL" in schema["paths"]["/api/v1/replays/"]["post"]["responses"]["400"]["description"]
+    search = schema["paths"]["/api/v1/evidence/articles/"]["get"]["responses"]
+    assert "`session`" in search["400"]["description"] and "`question`" in search["400"]["description"]
+    assert "agent_retired" in schema["paths"]["/api/v1/questions/"]["get"]["responses"]["403"]["description"]

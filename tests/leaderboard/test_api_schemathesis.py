@@ -75,8 +75,11 @@ def _world(agent: Agent) -> dict[str, list[Any]]:
 # What the schema cannot say, and so what a schema-valid request may still be refused for (400):
 # evidence needs either a session or a live question, consistent with each other, and real ISO and
 # CAMEO codes; and (403) an agent with an open replay session reads as of now only for the live
-# questions it forecasts, which depends on what it did before; a prediction's shape depends on the question's type. The batch endpoint answers each
-# item on its own (an invalid item is a 400 inside a 200), so a batch with invalid items is accepted.
+# questions it forecasts, which depends on what it did before; a prediction's shape depends on the
+# question's type. The batch endpoint answers each item on its own (an invalid item is a 400 inside a
+# 200), so a batch with invalid items is accepted. The schema says each of these in words, beside the
+# status it causes (400/403 descriptions, the batch's description and per-item status enum); what it
+# says in structure (integers, batch bounds, closed bodies) needs no exception here.
 SEMANTIC_CHECKS = """
 [generation]
 # Text holding NUL or a lone surrogate is refused by design (documented); generate valid text.

@@ -1,0 +1,34 @@
+"""The three ways an agent's access ends, for the tests of every way in (API, MCP, deliveries)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from leaderboard.models import Agent, Membership
+from leaderboard.services.teams import agent_retire
+
+# case -> (error code, words the message must hold)
+ENDINGS: dict[str, tuple[str, str]] = {
+    "retired": ("agent_retired", "was retired on"),
+    "deactivated": ("owner_deactivated", "'owner', who created this"),
+    "removed": ("not_a_member", "'owner', who created this"),
+}
+WHY: dict[str, str] = {"retired": "retired", "deactivated": "is deactivated", "removed": "no longer a member"}
+
+
+def end_access(case: str, *, agent: Agent, owner: Any) -> None:
+    """Retire the agent, deactivate its token's creator, or take the creator off the agent's team."""
+    if case == "retired":
+        agent_retire(agent=agent, retired_by=owner)
+    elif case == "deactivated":
+        owner.is_active = False
+        owner.save(update_fields=["is_active"])
+    else:
+        Membership.objects.filter(team_id=agent.team_id, user=owner).delete()
+
+
+def assert_refused(response_status: int, body: dict[str, Any], case: str) -> None:
+    code, words = ENDINGS[case]
+    assert response_status == 403, body
+    assert body["code"] == code, body
+    assert words in body["message"] and WHY[case] in body["message"], body
