@@ -249,6 +249,28 @@ CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Ride out a broker outage: retry connecting for ever (Celery gives up after 100 attempts by
+# default, and then the worker exits), also when the broker is down as the worker starts.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Survives the connection loss that otherwise stops the worker (see the module).
+CELERY_WORKER_CONSUMER = "config.celery_consumer:BrokerLossTolerantConsumer"
+# A task running when the broker goes away finishes its work (it is idempotent); cancelling it
+# would only make it start again once the broker is back.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
+    # An unacknowledged message (its worker was killed) goes back to its queue after this many
+    # seconds. It must exceed the longest countdown a task is sent with (delivery backoff, up to
+    # HINDSIGHT_DELIVERY_BACKOFF_MAX_SECONDS): Redis holds such a task unacknowledged until it is
+    # due, and a shorter timeout would run it twice. A killed grading run is taken over much
+    # sooner through its claim (HINDSIGHT_GRADING_RECOVERY_SECONDS), not through redelivery.
+    "visibility_timeout": env_int("HINDSIGHT_BROKER_VISIBILITY_TIMEOUT", 3600),
+    # Notice a dead or half-open connection within seconds, not at the next command.
+    "health_check_interval": 10,
+    "socket_keepalive": True,
+    "socket_connect_timeout": 5,
+}
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "ingestion.tasks.*": {"queue": "ingest"},
