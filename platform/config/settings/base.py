@@ -254,18 +254,21 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
-# Survives the connection loss that otherwise stops the worker (see the module).
-CELERY_WORKER_CONSUMER = "config.celery_consumer:BrokerLossTolerantConsumer"
+# Redis with the fix that keeps a worker alive through a broker crash (see the module).
+CELERY_BROKER_TRANSPORT = "config.redis_broker:Transport" if REDIS_URL.startswith("redis://") else None
 # A task running when the broker goes away finishes its work (it is idempotent); cancelling it
 # would only make it start again once the broker is back.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     # An unacknowledged message (its worker was killed) goes back to its queue after this many
-    # seconds. It must exceed the longest countdown a task is sent with (delivery backoff, up to
-    # HINDSIGHT_DELIVERY_BACKOFF_MAX_SECONDS): Redis holds such a task unacknowledged until it is
-    # due, and a shorter timeout would run it twice. A killed grading run is taken over much
-    # sooner through its claim (HINDSIGHT_GRADING_RECOVERY_SECONDS), not through redelivery.
-    "visibility_timeout": env_int("HINDSIGHT_BROKER_VISIBILITY_TIMEOUT", 3600),
+    # seconds. It must exceed the longest countdown a task is sent with (a delivery's backoff:
+    # HINDSIGHT_DELIVERY_BACKOFF_MAX_SECONDS plus 10% jitter): a worker holds such a task
+    # unacknowledged until it is due, and a shorter timeout would run it twice. A killed grading
+    # run is taken over much sooner through its claim (HINDSIGHT_GRADING_RECOVERY_SECONDS).
+    "visibility_timeout": env_int(
+        "HINDSIGHT_BROKER_VISIBILITY_TIMEOUT",
+        max(3600, int(1.1 * env_float("HINDSIGHT_DELIVERY_BACKOFF_MAX_SECONDS", 3600.0)) + 600),
+    ),
     # Notice a dead or half-open connection within seconds, not at the next command.
     "health_check_interval": 10,
     "socket_keepalive": True,
