@@ -285,6 +285,9 @@ CELERY_TASK_ROUTES = {
     "endpoints.tasks.deliver_*": {"queue": "deliver"},
 }
 CELERY_TIMEZONE = "UTC"
+# How often beat looks (grading, leaderboard/tasks.py) for claims of runs that died (a worker killed whole); the stall after such a
+# kill is at most STALE + RECOVERY seconds plus the new run's start.
+HINDSIGHT_GRADING_RECOVERY_SECONDS = env_int("HINDSIGHT_GRADING_RECOVERY_SECONDS", 15)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "close-questions": {
         "task": "ingestion.tasks.close_due_questions",
@@ -305,6 +308,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "sweep-grading": {
         "task": "leaderboard.tasks.sweep_pending_grading",
         "schedule": timedelta(minutes=5),
+    },
+    # Grading runs that died with their whole worker: taken over within a minute of the kill.
+    "recover-abandoned-grading": {
+        "task": "leaderboard.tasks.recover_abandoned_grading",
+        "schedule": timedelta(seconds=HINDSIGHT_GRADING_RECOVERY_SECONDS),
     },
     "sweep-deliveries": {
         "task": "endpoints.tasks.sweep_deliveries",
