@@ -107,6 +107,9 @@ DATABASES: dict[str, Any] = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{DEFAULT_SQLITE_PATH}",
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        # A kept connection is checked before a request reuses it, so that the first requests after
+        # a database restart get a new connection instead of failing on the one the restart cut.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
