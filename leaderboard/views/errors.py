@@ -42,7 +42,9 @@ def _unavailable(request: HttpRequest, message: str) -> HttpResponse:
     if _is_api(request):
         response = JsonResponse({"code": "unavailable", "message": message}, status=503)
     else:
-        page = loader.get_template("503.html").render({"message": message, "retry_after": UNAVAILABLE_RETRY_AFTER_SECONDS})
+        page = loader.get_template("503.html").render(
+            {"message": message, "retry_after": UNAVAILABLE_RETRY_AFTER_SECONDS}
+        )
         response = HttpResponse(page, status=503)
     response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER_SECONDS)
     return response

@@ -68,9 +68,10 @@ def test_database_outage_answers_503_everywhere_and_loses_nothing(
     stoppable_postgres: PostgresServer, world: dict[str, Any]
 ) -> None:
     auth = {"Authorization": f"Token {world['key']}"}
-    with served(
-        "production", DATABASE_URL=stoppable_postgres.url, HINDSIGHT_RATE_LIMIT_REQUESTS="100000"
-    ) as url, httpx.Client(base_url=url, headers=auth, timeout=30) as agent:
+    with (
+        served("production", DATABASE_URL=stoppable_postgres.url, HINDSIGHT_RATE_LIMIT_REQUESTS="100000") as url,
+        httpx.Client(base_url=url, headers=auth, timeout=30) as agent,
+    ):
         answers: list[tuple[float, int, str, str | None]] = []
         stop = threading.Event()
 
