@@ -28,7 +28,7 @@ class Channel(kombu_redis.Channel):  # type: ignore[misc]
     def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
         if self.connection.client is None:
             raise RedisConnectionError("this broker connection was lost and has been closed")
-        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)
+        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)  # type: ignore[misc]
         return params
 
 
