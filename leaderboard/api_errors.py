@@ -6,18 +6,14 @@ import logging
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from kombu.exceptions import OperationalError as KombuOperationalError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from leaderboard.throttling import CACHE_DOWN_ERRORS, ServiceUnavailable
+from leaderboard.outage import outage_message
+from leaderboard.throttling import ServiceUnavailable
 
 logger = logging.getLogger(__name__)
-
-
-# Redis (cache or broker) unreachable: the API answers 503 with Retry-After, never a 500.
-UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (*CACHE_DOWN_ERRORS, KombuOperationalError)
 
 
 class Conflict(exceptions.APIException):
@@ -47,9 +43,12 @@ def _flatten(detail: Any, prefix: str = "") -> list[dict[str, str]]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    if isinstance(exc, UNAVAILABLE_ERRORS):
-        logger.warning("Redis unreachable during %s: %s", context.get("request") and context["request"].path, exc)
-        exc = ServiceUnavailable("The server's cache or task queue is unreachable; retry shortly.")
+    # Redis or the database unreachable: 503 with Retry-After, never a 500.
+    unavailable = outage_message(exc)
+    if unavailable is not None:
+        request = context.get("request")
+        logger.warning("%s (%s: %s)", unavailable, request.path if request is not None else "-", exc)
+        exc = ServiceUnavailable(unavailable)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     response = drf_exception_handler(exc, context)

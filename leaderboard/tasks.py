@@ -12,6 +12,7 @@ from django.db import DatabaseError
 
 from leaderboard.judges import JudgeUnavailable
 from leaderboard.selectors.grade_keys import questions_needing_grading
+from leaderboard.selectors.grading_claims import questions_with_abandoned_claims
 from leaderboard.services.grade_runs import GradingReport, grade_question, grade_questions
 from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
 
@@ -97,6 +98,20 @@ def sweep_pending_grading() -> list[int]:
         regrade_questions.delay(question_ids[start : start + size])
     if question_ids:
         logger.info("grading sweeper enqueued %d questions", len(question_ids))
+    return question_ids
+
+
+@shared_task(name="leaderboard.tasks.recover_abandoned_grading", acks_late=True)
+def recover_abandoned_grading() -> list[int]:
+    """Send the questions whose grading run died (its claim's heartbeat went silent) to be graded
+    again; the new run takes the abandoned claim over. Runs every HINDSIGHT_GRADING_RECOVERY_SECONDS:
+    cheap (it reads only claimed rows), and what bounds the stall after a whole worker is killed."""
+    question_ids = questions_with_abandoned_claims(limit=settings.HINDSIGHT_GRADING_SWEEP_LIMIT)
+    size = max(1, settings.HINDSIGHT_GRADING_QUESTIONS_PER_RUN)
+    for start in range(0, len(question_ids), size):
+        regrade_questions.delay(question_ids[start : start + size])
+    if question_ids:
+        logger.warning("grading runs died holding questions %s; sent them to be graded again", question_ids)
     return question_ids
 
 

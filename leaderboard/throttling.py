@@ -26,19 +26,13 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.core.cache.backends.redis import RedisCache
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions, status
 from rest_framework.throttling import BaseThrottle
 
 from leaderboard.authentication import AgentPrincipal
+from leaderboard.outage import CACHE_DOWN_ERRORS, UNAVAILABLE_RETRY_AFTER_SECONDS
 
 logger = logging.getLogger(__name__)
-
-# The cache is unreachable: the errors Django's Redis backend lets through.
-CACHE_DOWN_ERRORS: tuple[type[BaseException], ...] = (RedisConnectionError, RedisTimeoutError)
-# What a client is told to wait when the cache or the task broker (Redis) is down.
-UNAVAILABLE_RETRY_AFTER_SECONDS = 30
 
 _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 

@@ -29,9 +29,18 @@ def _test_database_url() -> str:
 
 
 @contextmanager
-def running_worker(*, queues: str = "default,ingest,grade", beat: bool = False, concurrency: int = 1) -> Iterator[None]:
-    """Run a worker (optionally with embedded beat) until the block ends; tasks go over Redis."""
-    redis_url = os.environ.get("REDIS_URL") or getattr(settings, "REDIS_URL", "")
+def running_worker(
+    *,
+    queues: str = "default,ingest,grade",
+    beat: bool = False,
+    concurrency: int = 1,
+    redis_url: str | None = None,
+    name: str = "worker",
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run a worker (optionally with embedded beat) until the block ends; tasks go over Redis (the
+    suite's, or ``redis_url``). The worker leads a process group of its own (its pool's children
+    with it), so that a test can kill the whole worker at once."""
+    redis_url = redis_url or os.environ.get("REDIS_URL") or getattr(settings, "REDIS_URL", "")
     if not redis_url:
         raise RuntimeError("a real Celery worker needs REDIS_URL (run scripts/test.sh)")
     env = dict(os.environ)
@@ -46,17 +55,19 @@ def running_worker(*, queues: str = "default,ingest,grade", beat: bool = False, 
         sys.executable, "-m", "celery", "-A", "config", "worker",
         "-Q", queues, "--pool", "prefork" if concurrency > 1 else "solo",
         "--concurrency", str(concurrency), "--loglevel", "INFO", "--without-gossip", "--without-mingle",
+        "--hostname", f"{name}-{os.getpid()}@%h",
     ]  # fmt: skip
     if beat:
         cmd += ["--beat", "--schedule", str(ROOT / "var" / f"celerybeat-{os.getpid()}")]
     previous = celery_app.conf.task_always_eager
     celery_app.conf.task_always_eager = False
-    log_path = ROOT / "var" / f"celery-worker-{os.getpid()}.log"
+    log_path = ROOT / "var" / f"celery-{name}-{os.getpid()}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc.log_path = log_path  # type: ignore[attr-defined]
     try:
-        yield
+        yield proc
     finally:
         celery_app.conf.task_always_eager = previous
         stop_process(proc)
@@ -66,6 +77,8 @@ def running_worker(*, queues: str = "default,ingest,grade", beat: bool = False, 
 
 def stop_process(proc: subprocess.Popen[bytes]) -> None:
     """Ask a process to stop, and kill it if it has not within 20 seconds."""
+    if proc.poll() is not None:
+        return
     proc.terminate()
     try:
         proc.wait(timeout=20)

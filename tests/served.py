@@ -64,9 +64,9 @@ def served(server: str, *, workers: int = 1, **env_overrides: str) -> Iterator[s
     env.update(
         DATABASE_URL=_test_database_url(),
         PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "platform"), env.get("PYTHONPATH", "")]),
-        **settings,
-        **env_overrides,
     )
+    env.update(settings)
+    env.update(env_overrides)  # may name another database (a test's own, which it stops)
     log_path = ROOT / "var" / f"served-{server}-{os.getpid()}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "w") as log:

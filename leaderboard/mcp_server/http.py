@@ -4,7 +4,8 @@
 passes everything else to ``site``. Before the SDK sees a request, the Host and Origin headers are
 checked against ``ALLOWED_HOSTS`` / ``CSRF_TRUSTED_ORIGINS`` (as Django checks them for the site,
 and as MCP asks of servers against DNS rebinding), and the agent's ``Authorization: Token <key>``
-is checked as the REST API checks it; failures answer with the REST API's JSON errors.
+is checked as the REST API checks it; failures answer with the REST API's JSON errors (503 with
+Retry-After while the database or Redis is down).
 
 The transport is stateless with JSON responses: every request stands alone, so any process of a
 multi-worker deployment can answer it. The SDK's session manager runs for the lifetime of the
@@ -24,7 +25,6 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.http.request import split_domain_port, validate_host
 from mcp.server.transport_security import TransportSecuritySettings
-from rest_framework import exceptions
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -88,9 +88,12 @@ class McpEndpoint:
         else:
             try:
                 principal = await sync_to_async(_authenticated, thread_sensitive=False)(headers.get("authorization"))
-            except exceptions.APIException as exc:
+            except Exception as exc:
+                # The API's errors (401, 429), and 503 with Retry-After when the database or
+                # Redis is down; anything else is a bug and goes to the server's error handling.
                 rendered = error_result(exc)
-                assert rendered is not None  # the API's handler renders every APIException
+                if rendered is None:
+                    raise
                 status, body, extra = rendered
                 response = JSONResponse(body, status, headers=extra)
             else:

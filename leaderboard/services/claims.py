@@ -5,7 +5,10 @@ is the claim's token: the run's ``now``) and keeps the claim alive with a heartb
 the run stamps ``heartbeat_at`` every HINDSIGHT_GRADING_HEARTBEAT_SECONDS while it grades. A claim
 whose heartbeat is older than HINDSIGHT_GRADING_CLAIM_STALE_SECONDS belongs to a run that died (a
 worker killed mid-run), and the next run that asks takes it over: a redelivered or swept task
-grades the question within a minute instead of waiting for a long timeout. Heartbeats use the wall
+grades the question within a minute instead of waiting for a long timeout. A worker killed with
+its whole process group leaves no task for Celery to redeliver before the broker's visibility
+timeout; the recovery task (``recover_abandoned_grading``, every HINDSIGHT_GRADING_RECOVERY_SECONDS)
+finds its abandoned claims and sends their questions to be graded again. Heartbeats use the wall
 clock, not the run's ``now`` (which a caller may fix), because liveness is about real time.
 """
 
@@ -17,7 +20,7 @@ import socket
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.conf import settings
 from django.db import DatabaseError, connection, connections
@@ -25,16 +28,14 @@ from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
 from leaderboard.models import QuestionGradingState
+from leaderboard.selectors.grading_claims import abandoned_claim
 
 logger = logging.getLogger(__name__)
 
 
 def _claimable(question_id: int) -> Q:
     """Free, or held by a run whose last sign of life (heartbeat, else the claim) is older than the stale limit."""
-    stale = timezone.now() - timedelta(seconds=settings.HINDSIGHT_GRADING_CLAIM_STALE_SECONDS)
-    return Q(question_id=question_id) & (
-        Q(claimed_at__isnull=True) | Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, claimed_at__lt=stale)
-    )
+    return Q(question_id=question_id) & (Q(claimed_at__isnull=True) | abandoned_claim())
 
 
 def grading_claim(*, question_id: int, now: datetime) -> bool:

@@ -107,6 +107,9 @@ DATABASES: dict[str, Any] = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{DEFAULT_SQLITE_PATH}",
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        # A kept connection is checked before a request reuses it, so that the first requests after
+        # a database restart get a new connection instead of failing on the one the restart cut.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -249,6 +252,31 @@ CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Ride out a broker outage: retry connecting for ever (Celery gives up after 100 attempts by
+# default, and then the worker exits), also when the broker is down as the worker starts.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Redis with the fix that keeps a worker alive through a broker crash (see the module).
+CELERY_BROKER_TRANSPORT = "config.redis_broker:Transport" if REDIS_URL.startswith("redis://") else None
+# A task running when the broker goes away finishes its work (it is idempotent); cancelling it
+# would only make it start again once the broker is back.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
+    # An unacknowledged message (its worker was killed) goes back to its queue after this many
+    # seconds. It must exceed the longest countdown a task is sent with (a delivery's backoff:
+    # HINDSIGHT_DELIVERY_BACKOFF_MAX_SECONDS plus 10% jitter): a worker holds such a task
+    # unacknowledged until it is due, and a shorter timeout would run it twice. A killed grading
+    # run is taken over much sooner through its claim (HINDSIGHT_GRADING_RECOVERY_SECONDS).
+    "visibility_timeout": env_int(
+        "HINDSIGHT_BROKER_VISIBILITY_TIMEOUT",
+        max(3600, int(1.1 * env_float("HINDSIGHT_DELIVERY_BACKOFF_MAX_SECONDS", 3600.0)) + 600),
+    ),
+    # Notice a dead or half-open connection within seconds, not at the next command.
+    "health_check_interval": 10,
+    "socket_keepalive": True,
+    "socket_connect_timeout": 5,
+}
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_TASK_ROUTES = {
     "ingestion.tasks.*": {"queue": "ingest"},
@@ -260,6 +288,9 @@ CELERY_TASK_ROUTES = {
     "endpoints.tasks.deliver_*": {"queue": "deliver"},
 }
 CELERY_TIMEZONE = "UTC"
+# How often beat looks (grading, leaderboard/tasks.py) for claims of runs that died (a worker killed whole); the stall after such a
+# kill is at most STALE + RECOVERY seconds plus the new run's start.
+HINDSIGHT_GRADING_RECOVERY_SECONDS = env_int("HINDSIGHT_GRADING_RECOVERY_SECONDS", 15)
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "close-questions": {
         "task": "ingestion.tasks.close_due_questions",
@@ -280,6 +311,11 @@ CELERY_BEAT_SCHEDULE: dict[str, dict[str, Any]] = {
     "sweep-grading": {
         "task": "leaderboard.tasks.sweep_pending_grading",
         "schedule": timedelta(minutes=5),
+    },
+    # Grading runs that died with their whole worker: taken over within a minute of the kill.
+    "recover-abandoned-grading": {
+        "task": "leaderboard.tasks.recover_abandoned_grading",
+        "schedule": timedelta(seconds=HINDSIGHT_GRADING_RECOVERY_SECONDS),
     },
     "sweep-deliveries": {
         "task": "endpoints.tasks.sweep_deliveries",
