@@ -3,8 +3,8 @@
 Views document what is particular to them; ``add_common_errors`` (a postprocessing hook) adds to
 every operation what any of them can answer, so the published contract cannot forget one:
 400 (a bad query parameter, e.g. a NUL character), 401 (a token that is unknown or revoked), 406,
-429 (rate limit), 503 (Redis unreachable); 404 where the path names something; 413 and 415 where
-there is a body. Ids in paths are documented as the positive numbers they are, and an optional
+429 (rate limit), 503 (Redis or the database unreachable); 404 where the path names something; 413
+and 415 where there is a body. Ids in paths are documented as the positive numbers they are, and an optional
 query parameter's empty value as what it means here: not given. A batch body's size limits are
 written into its array schema, and every request body that refuses unknown fields says so
 (``additionalProperties: false``).
@@ -31,7 +31,9 @@ COMMON_ERRORS = {
     "(that person left the agent's team); the message says which. The agent's past forecasts and grades stay.",
     "406": "The Accept header names no media type the API answers in (application/json).",
     "429": "Over the rate limit: retry after the Retry-After header's seconds.",
-    "503": "The cache or task queue (Redis) is unreachable: retry after the Retry-After header's seconds.",
+    "503": (
+        "The cache and task queue (Redis) or the database is unreachable: retry after the Retry-After header's seconds."
+    ),
 }
 PATH_ERRORS = {"404": "Nothing visible to you at this address."}
 BODY_ERRORS = {
