@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from urllib.parse import urlsplit
 
 from grading.builders.common import BuildContext, BuildError, BuildResult
@@ -50,6 +50,9 @@ MERGE_DAYS = 3
 MERGE_SIMILARITY_NEXT_DAY = 0.3
 BODY_CHARS = 1000
 LEAD_CHARS = 300
+# How far before the question opened the builder follows the story's causes (an early election's
+# protests and resignations come months before the vote).
+HISTORY_DAYS = 180
 # Least support of a causal link, per correction round.
 LINK_SUPPORT = (0.35, 0.25)
 TYPE_CUES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -104,8 +107,14 @@ def _lead(summary: str, body: str) -> str:
     return (match.group(1) if match else text)[:LEAD_CHARS]
 
 
+def history_start(ctx: BuildContext) -> date:
+    """The first day the builder reads: ``HISTORY_DAYS`` before the question opened (or the
+    lookback's first day, when earlier), so the causes that led to the question are in reach."""
+    return min(ctx.earliest, (ctx.t0 - timedelta(days=HISTORY_DAYS)).date())
+
+
 def _window_docs(ctx: BuildContext) -> list[Doc]:
-    start = datetime.combine(ctx.earliest, time.min, tzinfo=UTC)
+    start = datetime.combine(history_start(ctx), time.min, tzinfo=UTC)
     rows = (
         Article.objects.filter(published_at__isnull=False, published_at__gte=start, published_at__lte=ctx.t_res)
         .order_by("published_at", "id")
@@ -208,7 +217,7 @@ def _events(ctx: BuildContext, clusters: list[_Cluster]) -> tuple[list[DraftEven
                 key=key,
                 title=best.title,
                 description=best.lead,
-                occurred_on=max(cluster.day, ctx.earliest),
+                occurred_on=cluster.day,
                 event_type=event_type(text),
                 source_ids=source_ids,
                 impact=DraftImpact(direction=direction, magnitude=magnitude, confidence=confidence),
@@ -220,7 +229,7 @@ def _events(ctx: BuildContext, clusters: list[_Cluster]) -> tuple[list[DraftEven
         nodes.append(
             Node(
                 key=key,
-                day=max(cluster.day, ctx.earliest),
+                day=cluster.day,
                 text=full,
                 terms=frozenset(terms),
                 alignment=_alignment(ctx, direction),

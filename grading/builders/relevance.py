@@ -39,6 +39,11 @@ from ingestion.text import STOPWORDS, tokenize
 
 SEED_SHARE = 0.1
 EXPAND_SIMILARITY = 0.3
+EXPAND_DAYS = 3
+ANCHOR_RATIO = 4
+HEAD_RATIO = 1.5
+STORY_SHARE = 0.5
+HISTORY_RELEVANCE = 0.3
 PREFIX_MIN = 5
 MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                "october", "november", "december")  # fmt: skip
@@ -48,54 +53,12 @@ _QUESTION_TEXT = """will would which what who whom how many much when whether ha
     towards toward relation relations coded code codes cameo fictional question resolve resolves resolved
     yes report reports month months week weeks year years day days date dates quarter period number percent
     time utc calendar according first event events subject object after before until by above below up down
-    over under more most not no"""
+    over under more most not no win wins become becomes remain remains someone else another other"""
 # Capitalised at the start of a sentence without naming anything.
 SENTENCE_STARTERS = frozenset(
-    [
-        "after",
-        "following",
-        "despite",
-        "amid",
-        "because",
-        "before",
-        "since",
-        "while",
-        "although",
-        "though",
-        "as",
-        "in",
-        "on",
-        "at",
-        "for",
-        "from",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "first",
-        "second",
-        "third",
-        "last",
-        "new",
-        "more",
-        "most",
-        "some",
-        "many",
-        "several",
-        "both",
-        "all",
-        "no",
-        "not",
-        "breaking",
-        "update",
-        "report",
-        "analysis",
-    ]
+    """after following despite amid because before since while although though as in on at for from two three
+    four five six seven eight nine ten first second third last new more most some many several both all no not
+    breaking update report analysis""".split()
 )
 _STEMMER = snowballstemmer.stemmer("english")
 QUESTION_WORDS = frozenset(str(_STEMMER.stemWord(w)) for w in f"{_QUESTION_TEXT} {' '.join(MONTHS)}".split())
@@ -176,6 +139,8 @@ class SubjectTerms:
     phrases: dict[tuple[str, ...], float]
     keys: dict[str, float]
     title_entities: tuple[tuple[str, ...], ...]
+    option_entities: tuple[tuple[str, ...], ...] = ()
+    context_entities: tuple[tuple[str, ...], ...] = ()  # of the resolution criteria and background
 
     @classmethod
     def for_question(cls, *, title: str, criteria: str, background: str, options: Sequence[str] = ()) -> SubjectTerms:
@@ -188,8 +153,14 @@ class SubjectTerms:
         )
         phrases: dict[tuple[str, ...], float] = dict.fromkeys(title_entities, 3.0)
         context = [*entity_phrases(criteria, context=everything), *entity_phrases(background, context=everything)]
-        for option in options:
-            context.extend(entity_phrases(option, context=everything))
+        # An option that names something ("People's Party for Freedom and Democracy") is one name as a
+        # whole, lower-case joining words and all; "Another party" names nothing.
+        option_entities = tuple(
+            p
+            for p in dict.fromkeys(clean(tuple(stems(o))) for o in options if entity_phrases(o, context=everything))
+            if p
+        )
+        context.extend(option_entities)
         in_title = {s for t in title_entities for s in t}
         for phrase in (clean(p) for p in context):
             # A context entity counts for what it adds to the title's ("Port Halden Dockworkers' Union"
@@ -199,11 +170,21 @@ class SubjectTerms:
                 phrases.setdefault(extra, 1.5)
         named = {s for phrase in phrases for s in phrase}
         keys: dict[str, float] = {}
-        for text, weight in ((title, 2.0), (f"{criteria} {' '.join(options)}", 1.0), (background, 0.5)):
+        # Options are candidates, not the subject: their names are entities above, their words no keys.
+        for text, weight in ((title, 2.0), (criteria, 1.0), (background, 0.5)):
             for stem in stems(text):
                 if stem not in QUESTION_WORDS and stem not in named and not stem.isdigit() and len(stem) > 1:
                     keys.setdefault(stem, weight)
-        return cls(phrases=phrases, keys=keys, title_entities=title_entities)
+        context_entities = tuple(
+            p for p in dict.fromkeys(clean(p) for p in context[: len(context) - len(option_entities)]) if p
+        )
+        return cls(
+            phrases=phrases,
+            keys=keys,
+            title_entities=title_entities,
+            option_entities=option_entities,
+            context_entities=context_entities,
+        )
 
     @property
     def weights(self) -> dict[str, float]:
@@ -232,7 +213,7 @@ class Doc:
 
     @classmethod
     def make(cls, *, id: int, title: str, lead: str, body: str, host: str, published_at: datetime) -> Doc:
-        text = f"{title}. {lead} {body}"
+        all_stems, head, entities, lowercase = _analyse(title, lead, body)
         return cls(
             id=id,
             title=title,
@@ -240,18 +221,27 @@ class Doc:
             host=host,
             published_at=published_at,
             body=body,
-            stems=frozenset(stems(text)),
-            head=Counter(stems(f"{title}. {lead}")),
-            entities=tuple(
-                dict.fromkeys(
-                    [
-                        *entity_phrases(title, skip_title_case=True, context=f"{lead} {body}"),
-                        *entity_phrases(f"{lead} {body}"),
-                    ]
-                )
-            ),
-            lowercase=frozenset(stem_word(w.lower()) for w in _WORD.findall(f"{lead} {body}") if w[:1].islower()),
+            stems=all_stems,
+            head=Counter(dict(head)),
+            entities=entities,
+            lowercase=lowercase,
         )
+
+
+@lru_cache(maxsize=50_000)
+def _analyse(
+    title: str, lead: str, body: str
+) -> tuple[frozenset[str], tuple[tuple[str, int], ...], tuple[tuple[str, ...], ...], frozenset[str]]:
+    """Stems, headline-and-lead stem counts, entities and lower-case stems of one article. Cached: a
+    batch of builds reads the same archive again and again."""
+    text = f"{title}. {lead} {body}"
+    entities = tuple(
+        dict.fromkeys(
+            [*entity_phrases(title, skip_title_case=True, context=f"{lead} {body}"), *entity_phrases(f"{lead} {body}")]
+        )
+    )
+    lowercase = frozenset(stem_word(w.lower()) for w in _WORD.findall(f"{lead} {body}") if w[:1].islower())
+    return frozenset(stems(text)), tuple(Counter(stems(f"{title}. {lead}")).items()), entities, lowercase
 
 
 def idf_of(documents: Iterable[Iterable[str]]) -> dict[str, float]:
@@ -263,35 +253,13 @@ def idf_of(documents: Iterable[Iterable[str]]) -> dict[str, float]:
 
 
 def _present(stem: str, doc: Doc) -> bool:
-    return stem in doc.stems or (len(stem) >= PREFIX_MIN and any(s.startswith(stem) for s in doc.stems))
-
-
-@dataclass(frozen=True)
-class _Match:
-    score: float
-    keys: int  # key terms it contains
-    coverage: dict[tuple[str, ...], float]  # share of each phrase's weight the article names (1.0: named)
-
-
-def _match(doc: Doc, subject: SubjectTerms, idf: dict[str, float], unknown: float, generic: frozenset[str]) -> _Match:
-    """How much of the question's subject ``doc`` names. An entity counts as named when the article
-    names one of its proper names (a word the window's articles never write in lower case, such as
-    *Maravia*) or at least half of its weight; ``coverage`` is 1.0 for a named entity."""
-    score = 0.0
-    keys = 0
-    coverage: dict[tuple[str, ...], float] = {}
-    for phrase, weight in subject.phrases.items():
-        total = sum(idf.get(s, unknown) for s in phrase)
-        found = sum(idf.get(s, unknown) for s in phrase if _present(s, doc))
-        share = found / total if total else 0.0
-        proper = any(s not in generic and _present(s, doc) for s in phrase)
-        coverage[phrase] = 1.0 if proper or share >= 0.5 else share
-        score += weight * found
-    for stem, weight in subject.keys.items():
-        if stem in doc.stems:
-            score += weight * idf.get(stem, unknown)
-            keys += 1
-    return _Match(score, keys, coverage)
+    """The stem, or (five letters or more) a word it begins or that is one letter shorter: *Bulgaria*
+    and *Bulgarian*, *Bolivian* and *Bolivia* (not *freed* for *freedom*)."""
+    if stem in doc.stems:
+        return True
+    if len(stem) < PREFIX_MIN:
+        return False
+    return any(s.startswith(stem) or (len(stem) - len(s) <= 1 and stem.startswith(s)) for s in doc.stems)
 
 
 def cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:
@@ -304,14 +272,122 @@ def cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:
     return dot / (na * nb) if na and nb else 0.0
 
 
+@dataclass(frozen=True)
+class Anchors:
+    """The question's specific names in this window: per entity phrase, the stems that name it."""
+
+    phrases: dict[tuple[str, ...], frozenset[str]]
+    context: frozenset[str] = frozenset()  # specific names of the criteria and background
+
+    @property
+    def stems(self) -> frozenset[str]:
+        return frozenset().union(*self.phrases.values()) if self.phrases else frozenset()
+
+    def named(self, doc: Doc) -> int:
+        """How many of the question's entities ``doc`` names by their specific stems; two entities
+        named by the same word ("Party for Freedom", "People's Party for Freedom and Democracy")
+        count once."""
+        used: set[str] = set()
+        count = 0
+        for heads in self.phrases.values():
+            found = {s for s in heads if _present(s, doc)}
+            if found and not found & used:
+                count += 1
+                used |= found
+        return count
+
+
+def anchors_of(docs: Sequence[Doc], subject: SubjectTerms) -> Anchors:
+    """The specific part of each title and option entity, and which of them are specific enough.
+
+    An entity's specific part is its rarest stems in the window (at most ``HEAD_RATIO`` times the rarest
+    count): *Bulgaria* in "Prime Minister of Bulgaria", *Spirit* in "Spirit Airlines". It names the
+    question's subject when at most ``ANCHOR_RATIO`` times as many articles name it as name the title's
+    most specific entity: "National Assembly" in a question about Bayrou's confidence vote is a topic
+    word, shared with every country's parliament, not the subject."""
+    counts: dict[str, int] = {}
+
+    def df(stem: str) -> int:
+        if stem not in counts:
+            counts[stem] = sum(1 for d in docs if _present(stem, d))
+        return counts[stem]
+
+    def head(phrase: tuple[str, ...]) -> frozenset[str]:
+        # A name no article of the window writes ("Spirit" when only airlines in general are in the
+        # news) leaves its entity unnamed: its generic rest ("Airlines") does not stand in for it.
+        seen = {s: df(s) for s in phrase}
+        rarest = min(seen.values(), default=0)
+        return frozenset(s for s, n in seen.items() if n <= HEAD_RATIO * rarest)
+
+    title = {p: head(p) for p in subject.title_entities}
+    options = {p: head(p) for p in subject.option_entities if p not in title}
+    found = [df(s) for heads in (title.values() if any(title.values()) else options.values()) for s in heads]
+    if not found:
+        return Anchors({})
+    limit = ANCHOR_RATIO * min(found)
+    kept = {}
+    for phrase, heads in (*title.items(), *options.items()):
+        specific = frozenset(s for s in heads if 0 < df(s) <= limit)
+        if specific:
+            kept[phrase] = specific
+    # The background's specific names ("the collapse of the Schoof cabinet") lead to the story's
+    # history; they do not make an article about the question on their own.
+    # At most as common as the title's most specific name: "House of Representatives" is not.
+    context = frozenset(s for p in subject.context_entities for s in head(p) if 0 < df(s) <= min(found))
+    return Anchors(kept, context - frozenset().union(*kept.values()) if kept else context)
+
+
+@dataclass(frozen=True)
+class _Match:
+    score: float
+    keys: float  # weight of the key terms it contains (title 2, criteria and options 1, background 0.5)
+    named: int  # the question's entities it names by their specific stems
+    key_count: int = 0
+
+
+def _match(doc: Doc, subject: SubjectTerms, anchors: Anchors, idf: dict[str, float], unknown: float) -> _Match:
+    score = 0.0
+    keys = 0.0
+    count = 0
+    for phrase, weight in subject.phrases.items():
+        score += weight * sum(idf.get(s, unknown) for s in phrase if _present(s, doc))
+    for stem, weight in subject.keys.items():
+        if stem in doc.stems:
+            score += weight * idf.get(stem, unknown)
+            keys += weight
+            count += 1
+    return _Match(score, keys, anchors.named(doc), count)
+
+
+def story_names(docs: Sequence[Doc], core_ids: set[int], anchors: Anchors) -> frozenset[str]:
+    """Names the story's core articles bring in beyond the question's own (the prime minister who
+    resigned, the interim government's leader): entity stems of core articles, written in upper case
+    only, that mostly appear in the story (at least ``STORY_SHARE`` of the articles naming them are core)."""
+    generic = frozenset().union(*(d.lowercase for d in docs))
+    candidates = {
+        s
+        for d in docs
+        if d.id in core_ids
+        for phrase in d.entities
+        for s in phrase
+        if s not in generic and s not in QUESTION_WORDS and s not in anchors.stems and len(s) > 2
+    }
+    names = set(anchors.context)
+    for stem in candidates:
+        having = [d.id for d in docs if stem in d.stems]
+        if len(having) > 1 and sum(i in core_ids for i in having) >= STORY_SHARE * len(having):
+            names.add(stem)
+    return frozenset(names)
+
+
 def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
     """The relevant articles, each with its ``relevance`` set (module docstring), in input order."""
     if not docs or not (subject.phrases or subject.keys):
         return []
     idf = idf_of(d.stems for d in docs)
     unknown = max(idf.values(), default=1.0)
-    generic = frozenset().union(*(d.lowercase for d in docs))
-    matches = {d.id: _match(d, subject, idf, unknown, generic) for d in docs}
+    anchors = anchors_of(docs, subject)
+    matches = {d.id: _match(d, subject, anchors, idf, unknown) for d in docs}
     best = max(m.score for m in matches.values())
     if best <= 0:
         return []
@@ -320,23 +396,34 @@ def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
         m = matches[doc.id]
         if m.score < SEED_SHARE * best:
             return False
-        if not subject.phrases:
-            return m.keys >= 2
-        named = sum(share >= 1.0 for share in m.coverage.values())
-        return named >= 2 or (named == 1 and m.keys >= 1)
+        if not anchors.phrases:
+            return not subject.phrases and m.key_count >= 2
+        return m.named >= 2 or (m.named == 1 and m.keys >= 1.0)
 
     core = [d for d in docs if is_core(d)]
+    core_ids = {d.id for d in core}
+    names = story_names(docs, core_ids, anchors)
     head_idf = idf_of(d.head for d in docs)
     kept: list[Doc] = []
-    core_ids = {d.id for d in core}
     for doc in docs:
         share = matches[doc.id].score / best
         if doc.id in core_ids:
             doc.relevance = round(share, 4)
             kept.append(doc)
             continue
-        closeness = max((cosine(doc.head, c.head, head_idf) for c in core), default=0.0)
-        if closeness >= EXPAND_SIMILARITY:
-            doc.relevance = round(max(share, closeness * 0.8), 4)
+        # Reports of the same development that do not name the subject: close to a core article
+        # and published within a few days of it (a parliament's vote elsewhere, weeks apart, is not).
+        closeness = max(
+            (
+                cosine(doc.head, c.head, head_idf)
+                for c in core
+                if abs((doc.published_at - c.published_at).days) <= EXPAND_DAYS
+            ),
+            default=0.0,
+        )
+        # The story's history: developments that name its own people and bodies, not the question's.
+        history = bool(names & doc.stems) and (matches[doc.id].keys >= 1 or closeness >= EXPAND_SIMILARITY / 2)
+        if closeness >= EXPAND_SIMILARITY or history:
+            doc.relevance = round(max(share, closeness * 0.8, HISTORY_RELEVANCE if history else 0.0), 4)
             kept.append(doc)
     return kept
