@@ -38,8 +38,8 @@ from grading.builders.common import BuildContext, BuildError, BuildResult
 from grading.builders.direction import Target
 from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, DraftEvent, DraftImpact, GraphDraft
 from grading.builders.linking import Node, event_links, node_after_cues, outcome_links
-from grading.builders.relevance import Doc, SubjectTerms, cosine, idf_of, select_relevant, stems
-from grading.quality import Thresholds, check, delete_weak_links
+from grading.builders.relevance import Doc, SubjectTerms, cosine, idf_of, select_story, stems
+from grading.quality import Thresholds, check, delete_weak_links, fit_to_archive
 from ingestion.models import Article, Question
 from ingestion.periods import parse_period
 
@@ -249,7 +249,8 @@ def build(
     subject = SubjectTerms.for_question(
         title=ctx.title, criteria=ctx.resolution_criteria, background=ctx.background, options=ctx.options
     )
-    relevant = sorted(select_relevant(docs, subject), key=lambda d: (-d.relevance, d.id))[:max_articles]
+    story, names = select_story(docs, subject)
+    relevant = sorted(story, key=lambda d: (-d.relevance, d.id))[:max_articles]
     if not relevant:
         raise BuildError(
             "insufficient_evidence",
@@ -259,7 +260,10 @@ def build(
     closing_day = ctx.t_res.date()
     closing = [d for d in relevant if d.published_at.date() == closing_day]
     reports = [d for d in relevant if d.published_at.date() != closing_day] or closing
-    clusters = sorted(_clusters(reports), key=lambda c: (-c.relevance, c.day, c.best.id))[:max_events]
+    every = _clusters(reports)
+    # One report per development in a brief, several in a wire archive: the sources threshold follows.
+    thresholds = fit_to_archive(thresholds, len(reports) / len(every))
+    clusters = sorted(every, key=lambda c: (-c.relevance, c.day, c.best.id))[:max_events]
     clusters.sort(key=lambda c: (c.day, c.best.id))
     events, nodes = _events(ctx, clusters)
     events.append(
@@ -278,7 +282,9 @@ def build(
     rounds = LINK_SUPPORT[: max(1, min(budget, len(LINK_SUPPORT)))]
     report = check(draft, thresholds)
     for number, minimum in enumerate(rounds, start=1):
-        between = event_links(nodes, minimum=minimum)
+        # The last round also follows the story from development to development where no report
+        # names a cause (a brief, one line per development).
+        between = event_links(nodes, minimum=minimum, subject=names, chronicle=number == len(rounds))
         closing_links = outcome_links(
             nodes,
             between,

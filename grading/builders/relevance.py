@@ -382,15 +382,20 @@ def story_names(docs: Sequence[Doc], core_ids: set[int], anchors: Anchors) -> fr
 
 def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
     """The relevant articles, each with its ``relevance`` set (module docstring), in input order."""
+    return select_story(docs, subject)[0]
+
+
+def select_story(docs: Sequence[Doc], subject: SubjectTerms) -> tuple[list[Doc], frozenset[str]]:
+    """The relevant articles (as :func:`select_relevant`) and the stems of the question's specific names."""
     if not docs or not (subject.phrases or subject.keys):
-        return []
+        return [], frozenset()
     idf = idf_of(d.stems for d in docs)
     unknown = max(idf.values(), default=1.0)
     anchors = anchors_of(docs, subject)
     matches = {d.id: _match(d, subject, anchors, idf, unknown) for d in docs}
     best = max(m.score for m in matches.values())
     if best <= 0:
-        return []
+        return [], anchors.stems
 
     def is_core(doc: Doc) -> bool:
         m = matches[doc.id]
@@ -426,4 +431,4 @@ def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
         if closeness >= EXPAND_SIMILARITY or history:
             doc.relevance = round(max(share, closeness * 0.8, HISTORY_RELEVANCE if history else 0.0), 4)
             kept.append(doc)
-    return kept
+    return kept, anchors.stems
