@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from urllib.parse import urlsplit
 
+import nh3
+
 from grading.builders.common import BuildContext, BuildError, BuildResult
 from grading.builders.direction import Target
 from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, DraftEvent, DraftImpact, GraphDraft
@@ -93,6 +95,15 @@ class _Cluster:
         return min(self.docs, key=lambda d: (d.published_at, -d.relevance, d.id))
 
     @property
+    def description(self) -> str:
+        """The first report's lead, or, when it was a one-line flash with none, the lead of the
+        first fuller report that followed."""
+        for doc in sorted(self.docs, key=lambda d: (d.published_at, -d.relevance, d.id)):
+            if doc.lead.strip():
+                return doc.lead
+        return ""
+
+    @property
     def relevance(self) -> float:
         return max(d.relevance for d in self.docs)
 
@@ -101,10 +112,46 @@ class _Cluster:
         return len({d.host for d in self.docs})
 
 
+# HTML element names: markup left in a summary is stripped, a ticker such as "<TX>" or "<BAC>" is text.
+_HTML_ELEMENTS = frozenset(nh3.ALLOWED_TAGS) | frozenset(
+    "html head body script style font iframe link meta form input button section main source video audio "
+    "picture svg noscript label select option textarea title".split()
+)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?/?>")
+# Where a sentence does not end although a full stop follows: an initial ("J.", "L.K."), an
+# initialism ("U.S."), or a common abbreviation of a name or title ("Co.", "Inc.", "Mr.", "St.").
+_NOT_AN_END = re.compile(
+    r"(?:\b[A-Z]\.(?:[A-Z]\.)*|\b(?:Co|Corp|Inc|Ltd|Mr|Mrs|Ms|Dr|Sr|Jr|St|Mt|Gen|Gov|Sen|Rep|Lt|Col|Sgt|"
+    r"Capt|Prof|No|Vol|vs|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)$"
+)
+
+
+def strip_tags(text: str) -> str:
+    """Text with its HTML markup removed: tags of HTML elements written in lower case, with
+    attributes, or closed. An upper-case bracketed name without either ("TEXACO <TX>") is kept."""
+
+    def markup(match: re.Match[str]) -> str:
+        closing, name, attributes = match.group(1), match.group(2), match.group(3)
+        is_html = name.lower() in _HTML_ELEMENTS and (
+            name.islower() or bool(closing) or bool(attributes) or f"</{name}>" in text
+        )
+        return " " if is_html else match.group(0)
+
+    return " ".join(_TAG.sub(markup, text).split())
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text``: up to the first full stop, question or exclamation mark that
+    is followed by a space (or the end) and does not close an initial or an abbreviation."""
+    for match in re.finditer(r"[.!?](?=\s|$)", text):
+        if match.group(0) == "." and _NOT_AN_END.search(text[: match.end()]):
+            continue
+        return text[: match.end()]
+    return text
+
+
 def _lead(summary: str, body: str) -> str:
-    text = " ".join(re.sub(r"<[^>]+>", " ", summary or body or "").split())
-    match = re.match(r"(.+?[.!?])(\s|$)", text)
-    return (match.group(1) if match else text)[:LEAD_CHARS]
+    return first_sentence(strip_tags(summary or body or ""))[:LEAD_CHARS]
 
 
 def history_start(ctx: BuildContext) -> date:
@@ -129,7 +176,7 @@ def _window_docs(ctx: BuildContext) -> list[Doc]:
         docs.append(
             Doc.make(
                 id=r["id"],
-                title=" ".join(r["title"].split())[:500],
+                title=strip_tags(r["title"])[:500],
                 lead=_lead(summary, body),
                 body=f"{summary} {body}"[:BODY_CHARS],
                 host=urlsplit(r["url"]).hostname or r["url"],
@@ -205,7 +252,7 @@ def _events(ctx: BuildContext, clusters: list[_Cluster]) -> tuple[list[DraftEven
     for index, cluster in enumerate(clusters, start=1):
         key = f"e{index}"
         best = cluster.best
-        text = f"{best.title}. {best.lead}"
+        text = f"{best.title}. {cluster.description}"
         direction = target.direction(text)
         magnitude = round(0.1 + 0.8 * cluster.relevance, 2)
         if direction == "Neutral":
@@ -216,7 +263,7 @@ def _events(ctx: BuildContext, clusters: list[_Cluster]) -> tuple[list[DraftEven
             DraftEvent(
                 key=key,
                 title=best.title,
-                description=best.lead,
+                description=cluster.description,
                 occurred_on=cluster.day,
                 event_type=event_type(text),
                 source_ids=source_ids,

@@ -321,7 +321,10 @@ def anchors_of(docs: Sequence[Doc], subject: SubjectTerms) -> Anchors:
 
     title = {p: head(p) for p in subject.title_entities}
     options = {p: head(p) for p in subject.option_entities if p not in title}
-    found = [df(s) for heads in (title.values() if any(title.values()) else options.values()) for s in heads]
+    # The scale is set by the names the window does write ("SVN", a code no article uses, sets none).
+    found = [df(s) for heads in title.values() for s in heads if df(s)] or [
+        df(s) for heads in options.values() for s in heads if df(s)
+    ]
     if not found:
         return Anchors({})
     limit = ANCHOR_RATIO * min(found)
