@@ -38,7 +38,7 @@ import snowballstemmer
 from ingestion.text import STOPWORDS, tokenize
 
 SEED_SHARE = 0.1
-EXPAND_SIMILARITY = 0.3
+EXPAND_SIMILARITY = 0.5
 EXPAND_DAYS = 3
 ANCHOR_RATIO = 4
 HEAD_RATIO = 1.5
@@ -362,10 +362,11 @@ def _match(doc: Doc, subject: SubjectTerms, anchors: Anchors, idf: dict[str, flo
     return _Match(score, keys, anchors.named(doc), count)
 
 
-def story_names(docs: Sequence[Doc], core_ids: set[int], anchors: Anchors) -> frozenset[str]:
-    """Names the story's core articles bring in beyond the question's own (the prime minister who
-    resigned, the interim government's leader): entity stems of core articles, written in upper case
-    only, that mostly appear in the story (at least ``STORY_SHARE`` of the articles naming them are core)."""
+def story_names(docs: Sequence[Doc], core_ids: set[int], named_ids: set[int], anchors: Anchors) -> frozenset[str]:
+    """Names the story brings in beyond the question's own (the prime minister who resigned, the
+    interim government's leader): entity stems of core articles (and the background's specific
+    names), written in upper case only, that mostly appear beside the question's names (at least
+    ``STORY_SHARE`` of the articles naming them name one of the question's entities too)."""
     generic = frozenset().union(*(d.lowercase for d in docs))
     candidates = {
         s
@@ -374,11 +375,11 @@ def story_names(docs: Sequence[Doc], core_ids: set[int], anchors: Anchors) -> fr
         for phrase in d.entities
         for s in phrase
         if s not in generic and s not in QUESTION_WORDS and s not in anchors.stems and len(s) > 2
-    }
-    names = set(anchors.context)
+    } | set(anchors.context)
+    names = set()
     for stem in candidates:
         having = [d.id for d in docs if stem in d.stems]
-        if len(having) > 1 and sum(i in core_ids for i in having) >= STORY_SHARE * len(having):
+        if len(having) > 1 and sum(i in named_ids for i in having) >= STORY_SHARE * len(having):
             names.add(stem)
     return frozenset(names)
 
@@ -410,7 +411,7 @@ def select_story(docs: Sequence[Doc], subject: SubjectTerms) -> tuple[list[Doc],
 
     core = [d for d in docs if is_core(d)]
     core_ids = {d.id for d in core}
-    names = story_names(docs, core_ids, anchors)
+    names = story_names(docs, core_ids, {d.id for d in docs if matches[d.id].named}, anchors)
     head_idf = idf_of(d.head for d in docs)
     kept: list[Doc] = []
     for doc in docs:
