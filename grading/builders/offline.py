@@ -2,25 +2,32 @@
 
 Same corpus in, same graph out. In order:
 
-1. **Relevance** (:mod:`grading.builders.relevance`). Articles published in the question's window,
-   from ``HINDSIGHT_GRAPH_LOOKBACK_DAYS`` before t0 to the resolution, that are about the question's
-   subject (its entities and key terms). None: no graph, the attempt is recorded as
+1. **Relevance** (:mod:`grading.builders.story`). Articles published from ``HISTORY_DAYS`` before
+   t0 (or the lookback's first day, ``HINDSIGHT_GRAPH_LOOKBACK_DAYS``, when earlier) to the
+   resolution that name the question's specific names, and the story's history: articles naming the
+   people and bodies the story brings in. None: no graph, the attempt is recorded as
    ``insufficient_evidence`` rather than a graph of unrelated stories.
 2. **Events.** Reports of one development are merged: headline-and-lead stems with an IDF-weighted
    cosine of at least ``MERGE_SIMILARITY`` at most ``MERGE_DAYS`` apart, or of at least
-   ``MERGE_SIMILARITY_NEXT_DAY`` within a day. An event is dated on its
-   first report, titled by that report's headline, described by its lead, and cites every report. Reports from the resolution day are the outcome node's sources. The
-   ``HINDSIGHT_GRAPH_MAX_EVENTS`` most relevant events are kept.
+   ``MERGE_SIMILARITY_NEXT_DAY`` within a day. An event is dated on its first report, titled by that
+   report's headline (markup removed, ticker symbols such as "<TX>" kept), described by its first
+   sentence (not cut at an initial such as "J.") or, when the first report was a one-line flash, by
+   the first fuller report's. Reports from the resolution day are the outcome node's sources. The
+   ``HINDSIGHT_GRAPH_MAX_EVENTS`` most relevant events are kept. The sources threshold is fitted to
+   the story's reports per development (:func:`grading.quality.fit_to_archive`).
 3. **Direction** (:mod:`grading.builders.direction`): toward YES for binary questions, toward the
-   resolved value, period, relations, option or gold events otherwise, read with negation and
-   targets ("rejects a challenge to the bill" supports the bill).
+   resolved value, period, relations, option or gold events otherwise, read with negation, targets
+   ("rejects a challenge to the bill" supports the bill) and words of opposition or relief ("in
+   protest at the cuts", "relief from the bond").
 4. **Impact.** Magnitude ``0.1 + 0.8 r`` (``r`` the relevance; Neutral capped at 0.3); confidence
    ``min(0.9, 0.45 + 0.15 n)`` with ``n`` the distinct outlets (URL hosts) that reported it.
-5. **Links from evidence** (:mod:`grading.builders.linking`): shared actors and objects, causal cue
-   phrases, chains closed at the outcome node by the events that move it.
+5. **Links from evidence** (:mod:`grading.builders.linking`): shared actors and objects beyond the
+   question's own names, causal cue phrases, chains closed at the outcome node by the events that
+   move it.
 6. **Correct** (B.3). When the graph misses the thresholds, the next round lowers the support a link
-   needs (``LINK_SUPPORT`` per round, within the budget) to add intermediate causes; weak links are
-   deleted. A graph still short of the thresholds is stored with ``graph_built = False``.
+   needs (``LINK_SUPPORT`` per round, within the budget) to add intermediate causes, and the last
+   round follows a brief's developments where no report names a cause; weak links are deleted. A
+   graph still short of the thresholds is stored with ``graph_built = False``.
 
 Limits: lexical cues do not understand sarcasm, reported speech or domain causation they do not
 name ("heavy rain" raises a river only because *rain* is an upward cue). Reviewers correct events
@@ -40,7 +47,8 @@ from grading.builders.common import BuildContext, BuildError, BuildResult
 from grading.builders.direction import Target
 from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, DraftEvent, DraftImpact, GraphDraft
 from grading.builders.linking import Node, event_links, node_after_cues, outcome_links
-from grading.builders.relevance import Doc, SubjectTerms, cosine, idf_of, select_story, stems
+from grading.builders.relevance import Doc, SubjectTerms, cosine, idf_of, stems
+from grading.builders.story import select_story
 from grading.quality import Thresholds, check, delete_weak_links, fit_to_archive
 from ingestion.models import Article, Question
 from ingestion.periods import parse_period
@@ -113,10 +121,9 @@ class _Cluster:
 
 
 # HTML element names: markup left in a summary is stripped, a ticker such as "<TX>" or "<BAC>" is text.
-_HTML_ELEMENTS = frozenset(nh3.ALLOWED_TAGS) | frozenset(
-    "html head body script style font iframe link meta form input button section main source video audio "
-    "picture svg noscript label select option textarea title".split()
-)
+_MORE_ELEMENTS = """html head body script style font iframe link meta form input button section main source video
+    audio picture svg noscript label select option textarea title"""
+_HTML_ELEMENTS = frozenset(nh3.ALLOWED_TAGS) | frozenset(_MORE_ELEMENTS.split())
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?/?>")
 # Where a sentence does not end although a full stop follows: an initial ("J.", "L.K."), an
 # initialism ("U.S."), or a common abbreviation of a name or title ("Co.", "Inc.", "Mr.", "St.").

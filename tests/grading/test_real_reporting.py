@@ -14,7 +14,8 @@ from django.core.management import call_command
 from grading.builders.direction import Target
 from grading.builders.linking import Node, supports
 from grading.builders.offline import first_sentence, strip_tags
-from grading.builders.relevance import Doc, SubjectTerms, select_relevant, stems
+from grading.builders.relevance import Doc, SubjectTerms, stems
+from grading.builders.story import select_relevant
 from grading.models import HindsightGraph
 from grading.quality import Thresholds, fit_to_archive
 from grading.services import hindsight_build
@@ -60,8 +61,7 @@ def test_ticker_symbols_in_wire_titles_are_kept_and_html_is_stripped() -> None:
 
 def test_a_lead_is_not_cut_at_an_initial_or_an_initialism() -> None:
     assert first_sentence(REUTERS["reuters21578-52"]["text"]) == (
-        "Arvin Industries Inc said L.K. Evans has been elected president, succeeding James Baker who remains "
-        "chairman."
+        "Arvin Industries Inc said L.K. Evans has been elected president, succeeding James Baker who remains chairman."
     )
     lead = first_sentence(WCEP["wcep-2026-04-06-021"]["text"])
     assert lead.startswith("U.S. President Donald Trump says that U.S. vice president JD Vance") and len(lead) > 60

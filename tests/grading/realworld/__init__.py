@@ -37,9 +37,7 @@ def _when(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
-def load_archive(
-    items: Iterable[dict[str, Any]], *, start: datetime | None = None, end: datetime | None = None
-) -> int:
+def load_archive(items: Iterable[dict[str, Any]], *, start: datetime | None = None, end: datetime | None = None) -> int:
     """Store the items published in [start, end] as articles; the number stored."""
     now = timezone.now()
     batch: list[Article] = []
