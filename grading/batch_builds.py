@@ -214,6 +214,7 @@ class SurveyRow:
     depth: int = 0
     links: int = 0
     min_sources: int = 0  # the sources threshold the graph was checked against (fitted to the archive)
+    relevant: int | None = None  # the articles the builder found about the question, when it says
     reasons: tuple[str, ...] = ()
     seconds: float = 0.0
 
@@ -272,6 +273,7 @@ def hindsight_build_survey(*, question_ids: Sequence[int], builder: str | None =
                     depth=int(quality.get("depth", 0)),
                     links=int(quality.get("links", 0)),
                     min_sources=int(quality.get("thresholds", {}).get("min_sources", 0)),
+                    relevant=_relevant_articles(graph.pk),
                     reasons=tuple(quality.get("failures", [])),
                     seconds=seconds,
                 )
@@ -281,3 +283,11 @@ def hindsight_build_survey(*, question_ids: Sequence[int], builder: str | None =
         transaction.on_commit(lambda: references_changed.send(sender=HindsightBuildRequest, question_ids=ids))
     report.seconds = round(clock.perf_counter() - started, 2)
     return report
+
+
+def _relevant_articles(graph_id: int) -> int | None:
+    """How many articles the build found about the question (its log's last round says)."""
+    attempt = GraphBuildAttempt.objects.filter(graph_id=graph_id).order_by("-id").first()
+    rounds = [entry for entry in (attempt.log if attempt else []) if isinstance(entry, dict)]
+    value = rounds[-1].get("relevant_articles") if rounds else None
+    return int(value) if isinstance(value, int) else None

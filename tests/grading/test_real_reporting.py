@@ -223,7 +223,7 @@ def test_the_survey_reports_the_pass_rate_and_each_failure(bulgaria_archive: int
     out = io.StringIO()
     call_command("build_hindsight", all_resolved=True, external_id_prefix="wcep-bench:", builder="offline", stdout=out)
     text = out.getvalue()
-    assert "PASS wcep-bench:bulgaria-prime-minister-2026: 10 events" in text
+    assert "PASS wcep-bench:bulgaria-prime-minister-2026: 10 events" in text and "relevant articles" in text
     assert "FAIL wcep-bench:dutch-election-2025" in text
     assert "1 of 2 resolved questions got a hindsight graph that passes the quality thresholds" in text
     assert HindsightGraph.objects.filter(question__external_id__startswith="wcep-bench:", is_current=True).count() >= 1

@@ -100,6 +100,8 @@ class Command(BaseCommand):
                     f"{row.events} events, {row.sources} sources (needs {row.min_sources}), depth {row.depth}, "
                     f"{row.links} links"
                 )
+                if row.relevant is not None:
+                    shape += f", from {row.relevant} relevant articles"
             else:
                 shape = "no graph"
             self.stdout.write(f"{'PASS' if row.passed else 'FAIL'} {name}: {shape}; {row.seconds:.2f} s")
