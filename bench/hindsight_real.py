@@ -36,6 +36,12 @@ def main() -> None:
         help="Resolved questions in load_questions format.",
     )
     parser.add_argument("--history-days", type=int, default=200, help="Archive days stored before each question opens.")
+    parser.add_argument(
+        "--story-names",
+        type=Path,
+        default=ROOT / "tests" / "grading" / "realworld" / "story_names.json",
+        help="Per question, names that mark an item as on its subject (to measure the graphs' precision).",
+    )
     args = parser.parse_args()
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
@@ -61,6 +67,26 @@ def main() -> None:
     prefixes = {q["external_id"].split(":", 1)[0] + ":" for q in questions}
     for prefix in sorted(prefixes):
         call_command("build_hindsight", all_resolved=True, external_id_prefix=prefix, builder="offline")
+    if args.story_names.exists():
+        on_subject(json.loads(args.story_names.read_text(encoding="utf-8")))
+
+
+def on_subject(names: dict[str, list[str]]) -> None:
+    """How many of each graph's events cite only items that name the question's subject (a measure;
+    the names are the bench's annotation, not the builder's input)."""
+    from grading.models import HindsightGraph
+
+    total = hits = 0
+    for graph in HindsightGraph.objects.filter(is_current=True, question__external_id__in=list(names)).order_by(
+        "question__external_id"
+    ):
+        marks = names[graph.question.external_id or ""]
+        events = list(graph.events.filter(is_outcome=False).prefetch_related("sources"))
+        good = sum(all(any(m in f"{a.title} {a.summary}" for m in marks) for a in e.sources.all()) for e in events)
+        total, hits = total + len(events), hits + good
+        print(f"on subject {good}/{len(events)} events: {graph.question.external_id}")
+    if total:
+        print(f"on subject overall: {hits}/{total} events ({100 * hits / total:.0f}%)")
 
 
 if __name__ == "__main__":
