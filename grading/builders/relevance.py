@@ -99,7 +99,13 @@ def entity_phrases(text: str, *, skip_title_case: bool = False, context: str = "
             following = k + 1 < len(matches) and not starts[k + 1] and _is_capitalised(matches[k + 1].group(0))
             capitalised = lower not in SENTENCE_STARTERS and (word.lower() in mid_sentence or following)
         if capitalised:
-            run.extend(stem_word(p) for p in tokenize(lower) if p not in STOPWORDS)
+            # "Vantor Telecom-Tamsin Systems" names two: a hyphen before a capital ends a name.
+            cuts = [m.start() for m in re.finditer(r"-(?=[A-Z])", word)]
+            for n, part in enumerate(lower[a:b] for a, b in zip([0, *cuts], [*cuts, len(lower)], strict=True)):
+                if n and run:
+                    phrases.append(tuple(run))
+                    run = []
+                run.extend(stem_word(p) for p in tokenize(part) if p not in STOPWORDS)
             continue
         if lower == "of" and run:
             continue  # "Reserve Bank of Maravia": keep the run open

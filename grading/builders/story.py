@@ -24,6 +24,7 @@ no graph: the builder records "insufficient evidence" rather than a graph of unr
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,6 +45,8 @@ class Anchors:
 
     phrases: dict[tuple[str, ...], frozenset[str]]
     context: frozenset[str] = frozenset()  # specific names of the criteria and background
+    rival: frozenset[str] = frozenset()  # stems specific enough to name another entity than the question's
+    proper: frozenset[str] = frozenset()  # the question's entity stems never written in lower case
 
     @property
     def stems(self) -> frozenset[str]:
@@ -55,12 +58,23 @@ class Anchors:
         count once."""
         used: set[str] = set()
         count = 0
-        for heads in self.phrases.values():
-            found = {s for s in heads if present(s, doc)}
+        for phrase, heads in self.phrases.items():
+            found = {s for s in heads if present(s, doc) and not self._only_in_rivals(s, phrase, doc)}
             if found and not found & used:
                 count += 1
                 used |= found
         return count
+
+    def _only_in_rivals(self, stem: str, phrase: tuple[str, ...], doc: Doc) -> bool:
+        """Whether every name of ``doc`` that holds ``stem`` is another entity: one qualified by a
+        specific word the question's entity lacks, and lacking a proper word of the question's
+        ("Galdria Competition Bureau" for "Castrel Competition Bureau"; "Danish PM Mette
+        Frederiksen" is still Mette Frederiksen). A word outside any name names the question's entity."""
+        holding = [p for p in doc.entities if stem in p]
+        if not holding or stem in doc.lowercase:
+            return False
+        mine = set(phrase)
+        return all((set(p) - mine) & self.rival and (mine - set(p)) & self.proper for p in holding)
 
 
 def anchors_of(docs: Sequence[Doc], subject: SubjectTerms) -> Anchors:
@@ -103,7 +117,13 @@ def anchors_of(docs: Sequence[Doc], subject: SubjectTerms) -> Anchors:
     # history; they do not make an article about the question on their own.
     # At most as common as the title's most specific name: "House of Representatives" is not.
     context = frozenset(s for p in subject.context_entities for s in head(p) if 0 < df(s) <= min(found))
-    return Anchors(kept, context - frozenset().union(*kept.values()) if kept else context)
+    # Words of other names as specific as the question's (and never written in lower case): they
+    # make a name another entity's.
+    written: Counter[str] = Counter(s for d in docs for s in d.stems)
+    generic = frozenset().union(*(d.lowercase for d in docs))
+    rival = frozenset(s for d in docs for p in d.entities for s in p if written[s] <= limit and s not in generic)
+    proper = frozenset(s for p in kept for s in p if s not in generic)
+    return Anchors(kept, context - frozenset().union(*kept.values()) if kept else context, rival, proper)
 
 
 @dataclass(frozen=True)
