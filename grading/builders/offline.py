@@ -63,6 +63,7 @@ LEAD_CHARS = 300
 # How far before the question opened the builder follows the story's causes (an early election's
 # protests and resignations come months before the vote).
 HISTORY_DAYS = 180
+HISTORY_MAX_ARTICLES = 20_000
 # Least support of a causal link, per correction round.
 LINK_SUPPORT = (0.35, 0.25)
 TYPE_CUES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -163,8 +164,18 @@ def _lead(summary: str, body: str) -> str:
 
 def history_start(ctx: BuildContext) -> date:
     """The first day the builder reads: ``HISTORY_DAYS`` before the question opened (or the
-    lookback's first day, when earlier), so the causes that led to the question are in reach."""
-    return min(ctx.earliest, (ctx.t0 - timedelta(days=HISTORY_DAYS)).date())
+    lookback's first day, when earlier), so the causes that led to the question are in reach;
+    the lookback's first day alone when that history holds more than ``HISTORY_MAX_ARTICLES``
+    articles (a dense wire archive reports the causes within the lookback, and reading half a
+    year of it would make every build slow)."""
+    start = min(ctx.earliest, (ctx.t0 - timedelta(days=HISTORY_DAYS)).date())
+    if start < ctx.earliest:
+        history = Article.objects.filter(
+            published_at__gte=datetime.combine(start, time.min, tzinfo=UTC), published_at__lte=ctx.t_res
+        )
+        if history[: HISTORY_MAX_ARTICLES + 1].count() > HISTORY_MAX_ARTICLES:
+            return ctx.earliest
+    return start
 
 
 def _window_docs(ctx: BuildContext) -> list[Doc]:

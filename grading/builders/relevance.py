@@ -213,7 +213,7 @@ class Doc:
         )
 
 
-@lru_cache(maxsize=50_000)
+@lru_cache(maxsize=20_000)
 def _analyse(
     title: str, lead: str, body: str
 ) -> tuple[frozenset[str], tuple[tuple[str, int], ...], tuple[tuple[str, ...], ...], frozenset[str]]:

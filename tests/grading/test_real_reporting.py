@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
+from grading.builders import offline
 from grading.builders.direction import Target
 from grading.builders.linking import Node, supports
 from grading.builders.offline import first_sentence, strip_tags
@@ -167,6 +169,17 @@ def test_an_early_election_graph_follows_the_causes_beyond_the_questions_names(b
     story = ("Bulgaria", "Bulgarian", "Zhelyazkov", "Radev", "Gyurov", "Iotova")
     assert all(any(name in text for name in story) for text in cited), cited
     assert graph.quality["depth"] >= 3
+
+
+@pytest.mark.django_db
+def test_a_dense_archive_is_read_from_the_lookback_only(bulgaria_archive: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(offline, "HISTORY_MAX_ARTICLES", 100)  # this cut of the archive holds 329 items
+    question = _question("bulgaria-prime-minister-2026")
+    graph = hindsight_build(question_id=question.pk, builder="offline")
+    assert graph is not None
+    first = (question.open_at - timedelta(days=settings.HINDSIGHT_GRAPH_LOOKBACK_DAYS)).date()
+    assert min(graph.events.values_list("occurred_on", flat=True)) >= first
+    assert not graph.graph_built  # the causes of months before are out of reach
 
 
 @pytest.mark.django_db
