@@ -53,7 +53,7 @@ from grading.quality import Thresholds, check, delete_weak_links, fit_to_archive
 from ingestion.models import Article, Question
 from ingestion.periods import parse_period
 
-BUILDER_VERSION = "offline-2.0"
+BUILDER_VERSION = "offline-3.0"
 MERGE_SIMILARITY = 0.5
 MERGE_DAYS = 3
 # Reports within a day of each other merge at a lower similarity (outlets word one development differently).
