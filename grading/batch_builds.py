@@ -16,6 +16,7 @@ One run per batch rather than one task per question:
 from __future__ import annotations
 
 import logging
+import time as clock
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -28,6 +29,7 @@ from common.progress import report_progress
 from grading.builders.common import BuildContext
 from grading.builders.llm import evidence_as_of
 from grading.models import GraphBuildAttempt, HindsightBuildRequest
+from grading.selectors import latest_attempt
 from grading.services import default_builder, hindsight_build, hindsight_build_release, references_collected
 from grading.signals import references_changed
 from ingestion.models import Article, Question, Resolution
@@ -197,3 +199,95 @@ def _record_failure(question_id: int, version: int, exc: Exception) -> None:
         hindsight_build_release(question_id=question_id, resolution_version=version, finished=False)
     except Exception:  # the database may be what failed; the batch goes on
         logger.exception("recording the failed hindsight build of question %s failed", question_id)
+
+
+@dataclass(frozen=True)
+class SurveyRow:
+    """One question's build in a survey: passed, failed the thresholds (with why), or no graph."""
+
+    question_id: int
+    external_id: str
+    title: str
+    passed: bool
+    events: int = 0
+    sources: int = 0
+    depth: int = 0
+    links: int = 0
+    min_sources: int = 0  # the sources threshold the graph was checked against (fitted to the archive)
+    relevant: int | None = None  # the articles the builder found about the question, when it says
+    reasons: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+
+@dataclass
+class SurveyReport:
+    rows: list[SurveyRow] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> int:
+        return sum(row.passed for row in self.rows)
+
+    def summary(self) -> str:
+        return (
+            f"{self.passed} of {len(self.rows)} resolved questions got a hindsight graph that passes the quality "
+            f"thresholds ({self.seconds:.1f} s)"
+        )
+
+
+def hindsight_build_survey(*, question_ids: Sequence[int], builder: str | None = None) -> SurveyReport:
+    """Build a new graph for each question, one by one, and say which pass the thresholds and why
+    the others fail (the failed checks, or the reason no graph was built). One question's failure
+    never stops the others; new graphs are announced together, as a batch build announces them."""
+    report = SurveyReport()
+    started = clock.perf_counter()
+    questions = Question.objects.in_bulk(list(question_ids))
+    with references_collected() as changed:
+        for question_id in question_ids:
+            question = questions.get(question_id)
+            if question is None:
+                continue
+            began = clock.perf_counter()
+            try:
+                graph = hindsight_build(question_id=question_id, builder=builder)
+            except Exception as exc:
+                logger.exception("hindsight build for question %s (survey) failed", question_id)
+                graph, error = None, f"error: {type(exc).__name__}: {exc}"
+            else:
+                attempt = latest_attempt(question_id) if graph is None else None
+                error = f"{attempt.reason}: {attempt.error}" if attempt else "no graph"
+            seconds = round(clock.perf_counter() - began, 2)
+            if graph is None:
+                row = SurveyRow(
+                    question_id, question.external_id or "", question.title, False, reasons=(error,), seconds=seconds
+                )
+            else:
+                quality = graph.quality
+                row = SurveyRow(
+                    question_id,
+                    question.external_id or "",
+                    question.title,
+                    bool(graph.graph_built),
+                    events=int(quality.get("events", 0)),
+                    sources=int(quality.get("sources", 0)),
+                    depth=int(quality.get("depth", 0)),
+                    links=int(quality.get("links", 0)),
+                    min_sources=int(quality.get("thresholds", {}).get("min_sources", 0)),
+                    relevant=_relevant_articles(graph.pk),
+                    reasons=tuple(quality.get("failures", [])),
+                    seconds=seconds,
+                )
+            report.rows.append(row)
+    if changed:
+        ids = sorted(set(changed))
+        transaction.on_commit(lambda: references_changed.send(sender=HindsightBuildRequest, question_ids=ids))
+    report.seconds = round(clock.perf_counter() - started, 2)
+    return report
+
+
+def _relevant_articles(graph_id: int) -> int | None:
+    """How many articles the build found about the question (its log's last round says)."""
+    attempt = GraphBuildAttempt.objects.filter(graph_id=graph_id).order_by("-id").first()
+    rounds = [entry for entry in (attempt.log if attempt else []) if isinstance(entry, dict)]
+    value = rounds[-1].get("relevant_articles") if rounds else None
+    return int(value) if isinstance(value, int) else None

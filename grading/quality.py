@@ -5,7 +5,8 @@ A graph passes when all of these hold:
 * **depth** >= ``min_depth``: the longest directed chain of *included* links ending at the outcome
   event, counted in hops ("causal chain length from an initiating event to the outcome");
 * **events** >= ``min_events``: event nodes, the outcome node included;
-* **sources** >= ``min_sources``: distinct articles cited by events (sources) or links (evidence);
+* **sources** >= ``min_sources``: distinct articles cited by events (sources) or links (evidence),
+  fitted by builders to the archive's density (:func:`fit_to_archive`);
 * **links** >= ``min_links``: directed causal links;
 * **weak links**: every link is an *included* link, i.e. confidence >= ``min_link_confidence`` and
   |strength| >= ``min_link_strength``. Strength is a signed causal effect in [-1, 1] (B.1), so an
@@ -18,7 +19,8 @@ their budget; a graph that still fails is stored with ``graph_built = False``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import networkx as nx
@@ -34,6 +36,26 @@ class Thresholds:
     min_links: int = 1
     min_link_confidence: float = 0.6
     min_link_strength: float = 0.3
+    # Reports per development in the archive the graph was built from, when the sources threshold
+    # was fitted to it (see :func:`fit_to_archive`); None: the threshold as configured.
+    reports_per_event: float | None = None
+
+
+def fit_to_archive(thresholds: Thresholds, reports_per_event: float) -> Thresholds:
+    """The sources threshold fitted to how densely the archive reports a story.
+
+    WorldReasoner's 10 events and 20 sources assume about two reports per development (several
+    outlets). A brief that gives each development one item (a chronicle such as Wikipedia's
+    Current events portal) cannot cite 20 sources for a 16-item storyline, so the sources needed
+    become ``ceil(min_events x reports per event)``, never more than configured and never fewer than
+    the events needed. The other checks stand: a graph still needs ``min_events`` events and a chain
+    of ``min_depth`` included links to the outcome, so a thin graph of a few items does not pass.
+    """
+    density = max(1.0, reports_per_event)
+    fitted = max(thresholds.min_events, math.ceil(thresholds.min_events * density - 1e-9))
+    return replace(
+        thresholds, min_sources=min(thresholds.min_sources, fitted), reports_per_event=round(reports_per_event, 2)
+    )
 
 
 @dataclass(frozen=True)
@@ -92,8 +114,13 @@ def check(draft: GraphDraft, thresholds: Thresholds) -> QualityReport:
     if events < thresholds.min_events:
         failures.append(f"The graph has {events} events; at least {thresholds.min_events} are needed.")
     if sources < thresholds.min_sources:
+        fitted = (
+            f" (fitted to {thresholds.reports_per_event} reports per development in the archive)"
+            if thresholds.reports_per_event is not None
+            else ""
+        )
         failures.append(
-            f"The graph cites {sources} distinct source articles; at least {thresholds.min_sources} are needed."
+            f"The graph cites {sources} distinct source articles; at least {thresholds.min_sources} are needed{fitted}."
         )
     if links < thresholds.min_links:
         failures.append(f"The graph has {links} causal links; at least {thresholds.min_links} are needed.")

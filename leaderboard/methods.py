@@ -26,6 +26,9 @@ from django.utils.html import escape
 from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 
+from grading.builders import linking as graph_linking
+from grading.builders import story as graph_story
+from grading.builders.offline import HISTORY_DAYS, HISTORY_MAX_ARTICLES
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.matchers import MATCHER_CATALOGUE
@@ -137,6 +140,11 @@ def methods_context(*, html: bool) -> dict[str, Any]:
             "confidence": num(settings.HINDSIGHT_GRAPH_MIN_LINK_CONFIDENCE, 2),
             "strength": num(settings.HINDSIGHT_GRAPH_MIN_LINK_STRENGTH, 2),
             "budget": settings.HINDSIGHT_GRAPH_BUDGET,
+            "anchor_ratio": graph_story.ANCHOR_RATIO,
+            "history_days": HISTORY_DAYS,
+            "history_max": f"{HISTORY_MAX_ARTICLES:,}",
+            "chronicle_strength": num(0.2 + 0.6 * graph_linking.CHRONICLE_SUPPORT, 2),
+            "chronicle_confidence": num(0.55 + 0.4 * graph_linking.CHRONICLE_SUPPORT, 2),
         },
         "resamples": f"{bootstrap.BOOTSTRAP_RESAMPLES:,}",
         "seed": bootstrap.BOOTSTRAP_SEED,

@@ -40,6 +40,20 @@ _CLAUSE = re.compile(r"[,;:.!?()\u2014\u2013]| - | and ")
 _NEGATORS = frozenset({"not", "no", "never", "without", "cannot", "nor"})
 _OBJECT_REACH = 4
 _FAILS_TO = re.compile(r"\bfail(?:s|ed)? to\b", re.IGNORECASE)
+# Words that say what follows is opposed: "in protest at water cuts", "relief from the bond", "to
+# avert a strike". The cues after them in the clause count against what they name.
+_OPPOSED, _RELIEVED = "opposedto", "relievedfrom"
+_OPPOSING = re.compile(
+    r"\b(?:in protest (?:at|against|over|of)|protests? (?:against|at|over)|protesting(?: against)?|opposing|"
+    r"opposed to|against|an end to)\b",
+    re.IGNORECASE,
+)
+# Relief from something: the subject helps itself ("petitions for relief from the bond").
+_RELIEVING = re.compile(
+    r"\b(?:relief from|reprieve from|protection from|exemption from|to (?:avoid|avert|prevent|stave off|ward off))\b",
+    re.IGNORECASE,
+)
+_FALLBACK = {_OPPOSED: "oppos", _RELIEVED: "relief"}
 
 
 def _set(text: str) -> frozenset[str]:
@@ -52,7 +66,8 @@ SUPPORT = _set(
     secure secures win wins won clear clears accept accepts ratify adopt adopts restore restores hail hails
     endorse endorses recommend recommends grant grants lift lifts resume resumes release releases complete
     completes finish fix fixes welcome welcomes allow allows confirm confirms breakthrough deal compromise
-    success succeed reach reaches progress boost survive survives favour majority exemption cleared"""
+    success succeed reach reaches progress boost survive survives favour majority exemption cleared relief
+    reprieve rescue bailout"""
 )
 OPPOSE = _set(
     """reject rejects fail fails failure delay delays block blocks oppose opposes opposition threaten threatens
@@ -111,7 +126,12 @@ CONFLICT = _set(
     threaten threatens clash clashes fire detain detains protest protests drone condemn condemns expel expels
     mobilise escalate escalates fight fighting wound wounded dead deadly"""
 )
-ADVERSE_QUESTION = _set("delay delayed cancel cancelled block blocked fail reject rejected collapse strike ban")
+# A question that asks whether something bad happens: what helps its subject pushes toward No.
+ADVERSE_QUESTION = _set(
+    """delay delayed cancel cancelled block blocked fail reject rejected collapse strike ban bankruptcy bankrupt
+    insolvency insolvent default liquidation liquidate chapter resign resignation impeach oust ousted shutdown
+    cease closure close closes layoffs recession lose defeat defeated"""
+)
 
 
 @dataclass(frozen=True)
@@ -127,7 +147,8 @@ class Frame:
 def _clauses(text: str) -> list[list[str]]:
     """Each clause's stems, with phrases joined, negators kept and stop words dropped."""
     clauses: list[list[str]] = []
-    for part in _CLAUSE.split(_FAILS_TO.sub(" not ", text)):
+    text = _RELIEVING.sub(f" {_RELIEVED} ", _OPPOSING.sub(f" {_OPPOSED} ", _FAILS_TO.sub(" not ", text)))
+    for part in _CLAUSE.split(text):
         raw = re.findall(r"[a-z0-9']+", part.lower())
         if "despite" in raw:
             raw = raw[: raw.index("despite")]
@@ -141,7 +162,7 @@ def _clauses(text: str) -> list[list[str]]:
                     i += len(phrase)
                     break
             else:
-                if raw[i] in _NEGATORS:
+                if raw[i] in _NEGATORS or raw[i] in _FALLBACK:
                     words.append(raw[i])
                 elif raw[i] not in STOPWORDS:
                     words.append(stemmed[i])
@@ -156,9 +177,17 @@ def cue_score(text: str, frame: Frame) -> tuple[int, int]:
     plus = minus = 0
     for words in _clauses(text):
         used: set[int] = set()
+        turn = 1  # -1 after a word of opposition: the cues that follow name what is opposed
         for i, word in enumerate(words):
             if i in used:
                 continue
+            fallback = _FALLBACK.get(word)
+            if fallback:
+                cued = any(w in frame.plus or w in frame.minus for w in words[i + 1 :])
+                turn = -1
+                # Opposing, or seeking relief from, nothing the frame reads is opposition (or relief)
+                # as such: "farmers protest", "petitions for relief from the bond".
+                word = "" if cued else fallback
             sign = 1 if word in frame.plus else -1 if word in frame.minus else 0
             if frame.name == "support" and word in VERB_SIGN:
                 for j in range(i + 1, min(len(words), i + 1 + _OBJECT_REACH)):
@@ -171,6 +200,8 @@ def cue_score(text: str, frame: Frame) -> tuple[int, int]:
                 continue
             if any(w in _NEGATORS for w in words[max(0, i - 2) : i]):
                 sign = -sign
+            if word not in _FALLBACK.values():
+                sign *= turn
             if sign > 0:
                 plus += 1
             else:
@@ -183,6 +214,9 @@ SUPPORT_FRAME = Frame("support", SUPPORT, OPPOSE)
 
 def binary_frame(title: str) -> Frame:
     words = set(stems(title))
+    # "Will the Assembly pass the bill cutting water allocations?" asks about passing, not a level.
+    if words & (SUPPORT | ADVERSE_QUESTION):
+        return Frame("support", SUPPORT, OPPOSE, flip=bool(words & ADVERSE_QUESTION))
     if words & UP and not words & DOWN:
         return Frame("level", UP, DOWN)
     if words & DOWN and not words & UP:

@@ -36,6 +36,10 @@ from grading.builders.draft import DraftLink
 from grading.builders.relevance import idf_of, stems
 
 WINDOW_DAYS = 30
+# A development no evidence links to a cause continues the story's previous development (a brief
+# gives each development one line, weeks apart): a weak but included link, in the correction round.
+CHRONICLE_SUPPORT = 0.2
+CHRONICLE_DAYS = 180
 SHARED_FULL = 4.0
 COMMON_SHARE = 0.5
 MAX_CAUSES = 2
@@ -80,9 +84,11 @@ class Support:
     gap_days: int
 
 
-def supports(nodes: Sequence[Node]) -> list[Support]:
-    """Every supported (earlier -> later) pair with its support, best first per effect."""
-    common = _common_terms(nodes)
+def supports(nodes: Sequence[Node], *, subject: frozenset[str] = frozenset()) -> list[Support]:
+    """Every supported (earlier -> later) pair with its support, best first per effect. The
+    question's own names (``subject``) are no shared actor: they join every story about the same
+    company or country, related or not."""
+    common = _common_terms(nodes) | set(subject)
     idf = idf_of(n.terms for n in nodes)
     found: list[Support] = []
     ordered = sorted(nodes, key=lambda n: (n.day, n.key))
@@ -106,10 +112,14 @@ def _common_terms(nodes: Sequence[Node]) -> set[str]:
     return {t for t, c in counts.items() if c > COMMON_SHARE * len(nodes)} if len(nodes) > 2 else set()
 
 
-def event_links(nodes: Sequence[Node], *, minimum: float) -> list[DraftLink]:
-    """Links between events: each event's ``MAX_CAUSES`` best causes with support >= ``minimum``."""
+def event_links(
+    nodes: Sequence[Node], *, minimum: float, subject: frozenset[str] = frozenset(), chronicle: bool = False
+) -> list[DraftLink]:
+    """Links between events: each event's ``MAX_CAUSES`` best causes with support >= ``minimum``;
+    with ``chronicle``, an event left without a cause continues the previous development it shares
+    a word with (within ``CHRONICLE_DAYS``)."""
     by_effect: dict[str, list[Support]] = {}
-    for s in supports(nodes):
+    for s in supports(nodes, subject=subject):
         if s.support >= minimum:
             by_effect.setdefault(s.effect, []).append(s)
     sources = {n.key: n.source_ids for n in nodes}
@@ -133,6 +143,39 @@ def event_links(nodes: Sequence[Node], *, minimum: float) -> list[DraftLink]:
                     evidence_ids=sources[s.effect],
                 )
             )
+    if chronicle:
+        links.extend(_chronicle(nodes, {link.target for link in links}))
+    return links
+
+
+def _chronicle(nodes: Sequence[Node], caused: set[str]) -> list[DraftLink]:
+    ordered = sorted(nodes, key=lambda n: (n.day, n.key))
+    strength, confidence = round(0.2 + 0.6 * CHRONICLE_SUPPORT, 2), round(0.55 + 0.4 * CHRONICLE_SUPPORT, 2)
+    links = []
+    for j, effect in enumerate(ordered):
+        if effect.key in caused:
+            continue
+        for cause in reversed(ordered[:j]):
+            gap = (effect.day - cause.day).days
+            if gap > CHRONICLE_DAYS:
+                break
+            shared = sorted(cause.terms & effect.terms)
+            if gap > 0 and shared:
+                links.append(
+                    DraftLink(
+                        source=cause.key,
+                        target=effect.key,
+                        relation="Enables",
+                        strength=strength,
+                        confidence=confidence,
+                        reasoning=(
+                            f"Offline builder: no report names a cause; it continues the story's previous "
+                            f"development ({', '.join(shared[:5])}), {gap} day(s) earlier."
+                        ),
+                        evidence_ids=effect.source_ids,
+                    )
+                )
+                break
     return links
 
 

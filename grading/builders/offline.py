@@ -2,25 +2,32 @@
 
 Same corpus in, same graph out. In order:
 
-1. **Relevance** (:mod:`grading.builders.relevance`). Articles published in the question's window,
-   from ``HINDSIGHT_GRAPH_LOOKBACK_DAYS`` before t0 to the resolution, that are about the question's
-   subject (its entities and key terms). None: no graph, the attempt is recorded as
+1. **Relevance** (:mod:`grading.builders.story`). Articles published from ``HISTORY_DAYS`` before
+   t0 (or the lookback's first day, ``HINDSIGHT_GRAPH_LOOKBACK_DAYS``, when earlier) to the
+   resolution that name the question's specific names, and the story's history: articles naming the
+   people and bodies the story brings in. None: no graph, the attempt is recorded as
    ``insufficient_evidence`` rather than a graph of unrelated stories.
 2. **Events.** Reports of one development are merged: headline-and-lead stems with an IDF-weighted
    cosine of at least ``MERGE_SIMILARITY`` at most ``MERGE_DAYS`` apart, or of at least
-   ``MERGE_SIMILARITY_NEXT_DAY`` within a day. An event is dated on its
-   first report, titled by that report's headline, described by its lead, and cites every report. Reports from the resolution day are the outcome node's sources. The
-   ``HINDSIGHT_GRAPH_MAX_EVENTS`` most relevant events are kept.
+   ``MERGE_SIMILARITY_NEXT_DAY`` within a day. An event is dated on its first report, titled by that
+   report's headline (markup removed, ticker symbols such as "<TX>" kept), described by its first
+   sentence (not cut at an initial such as "J.") or, when the first report was a one-line flash, by
+   the first fuller report's. Reports from the resolution day are the outcome node's sources. The
+   ``HINDSIGHT_GRAPH_MAX_EVENTS`` most relevant events are kept. The sources threshold is fitted to
+   the story's reports per development (:func:`grading.quality.fit_to_archive`).
 3. **Direction** (:mod:`grading.builders.direction`): toward YES for binary questions, toward the
-   resolved value, period, relations, option or gold events otherwise, read with negation and
-   targets ("rejects a challenge to the bill" supports the bill).
+   resolved value, period, relations, option or gold events otherwise, read with negation, targets
+   ("rejects a challenge to the bill" supports the bill) and words of opposition or relief ("in
+   protest at the cuts", "relief from the bond").
 4. **Impact.** Magnitude ``0.1 + 0.8 r`` (``r`` the relevance; Neutral capped at 0.3); confidence
    ``min(0.9, 0.45 + 0.15 n)`` with ``n`` the distinct outlets (URL hosts) that reported it.
-5. **Links from evidence** (:mod:`grading.builders.linking`): shared actors and objects, causal cue
-   phrases, chains closed at the outcome node by the events that move it.
+5. **Links from evidence** (:mod:`grading.builders.linking`): shared actors and objects beyond the
+   question's own names, causal cue phrases, chains closed at the outcome node by the events that
+   move it.
 6. **Correct** (B.3). When the graph misses the thresholds, the next round lowers the support a link
-   needs (``LINK_SUPPORT`` per round, within the budget) to add intermediate causes; weak links are
-   deleted. A graph still short of the thresholds is stored with ``graph_built = False``.
+   needs (``LINK_SUPPORT`` per round, within the budget) to add intermediate causes, and the last
+   round follows a brief's developments where no report names a cause; weak links are deleted. A
+   graph still short of the thresholds is stored with ``graph_built = False``.
 
 Limits: lexical cues do not understand sarcasm, reported speech or domain causation they do not
 name ("heavy rain" raises a river only because *rain* is an upward cue). Reviewers correct events
@@ -31,25 +38,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from urllib.parse import urlsplit
+
+import nh3
 
 from grading.builders.common import BuildContext, BuildError, BuildResult
 from grading.builders.direction import Target
 from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, DraftEvent, DraftImpact, GraphDraft
 from grading.builders.linking import Node, event_links, node_after_cues, outcome_links
-from grading.builders.relevance import Doc, SubjectTerms, cosine, idf_of, select_relevant, stems
-from grading.quality import Thresholds, check, delete_weak_links
+from grading.builders.relevance import Doc, SubjectTerms, cosine, idf_of, stems
+from grading.builders.story import select_story
+from grading.quality import Thresholds, check, delete_weak_links, fit_to_archive
 from ingestion.models import Article, Question
 from ingestion.periods import parse_period
 
-BUILDER_VERSION = "offline-2.0"
+BUILDER_VERSION = "offline-3.0"
 MERGE_SIMILARITY = 0.5
 MERGE_DAYS = 3
 # Reports within a day of each other merge at a lower similarity (outlets word one development differently).
 MERGE_SIMILARITY_NEXT_DAY = 0.3
 BODY_CHARS = 1000
 LEAD_CHARS = 300
+# How far before the question opened the builder follows the story's causes (an early election's
+# protests and resignations come months before the vote).
+HISTORY_DAYS = 180
+HISTORY_MAX_ARTICLES = 20_000
 # Least support of a causal link, per correction round.
 LINK_SUPPORT = (0.35, 0.25)
 TYPE_CUES: tuple[tuple[str, frozenset[str]], ...] = (
@@ -90,6 +104,15 @@ class _Cluster:
         return min(self.docs, key=lambda d: (d.published_at, -d.relevance, d.id))
 
     @property
+    def description(self) -> str:
+        """The first report's lead, or, when it was a one-line flash with none, the lead of the
+        first fuller report that followed."""
+        for doc in sorted(self.docs, key=lambda d: (d.published_at, -d.relevance, d.id)):
+            if doc.lead.strip():
+                return doc.lead
+        return ""
+
+    @property
     def relevance(self) -> float:
         return max(d.relevance for d in self.docs)
 
@@ -98,14 +121,65 @@ class _Cluster:
         return len({d.host for d in self.docs})
 
 
+# HTML element names: markup left in a summary is stripped, a ticker such as "<TX>" or "<BAC>" is text.
+_MORE_ELEMENTS = """html head body script style font iframe link meta form input button section main source video
+    audio picture svg noscript label select option textarea title"""
+_HTML_ELEMENTS = frozenset(nh3.ALLOWED_TAGS) | frozenset(_MORE_ELEMENTS.split())
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?/?>")
+# Where a sentence does not end although a full stop follows: an initial ("J.", "L.K."), an
+# initialism ("U.S."), or a common abbreviation of a name or title ("Co.", "Inc.", "Mr.", "St.").
+_NOT_AN_END = re.compile(
+    r"(?:\b[A-Z]\.(?:[A-Z]\.)*|\b(?:Co|Corp|Inc|Ltd|Mr|Mrs|Ms|Dr|Sr|Jr|St|Mt|Gen|Gov|Sen|Rep|Lt|Col|Sgt|"
+    r"Capt|Prof|No|Vol|vs|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)$"
+)
+
+
+def strip_tags(text: str) -> str:
+    """Text with its HTML markup removed: tags of HTML elements written in lower case, with
+    attributes, or closed. An upper-case bracketed name without either ("TEXACO <TX>") is kept."""
+
+    def markup(match: re.Match[str]) -> str:
+        closing, name, attributes = match.group(1), match.group(2), match.group(3)
+        is_html = name.lower() in _HTML_ELEMENTS and (
+            name.islower() or bool(closing) or bool(attributes) or f"</{name}>" in text
+        )
+        return " " if is_html else match.group(0)
+
+    return " ".join(_TAG.sub(markup, text).split())
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text``: up to the first full stop, question or exclamation mark that
+    is followed by a space (or the end) and does not close an initial or an abbreviation."""
+    for match in re.finditer(r"[.!?](?=\s|$)", text):
+        if match.group(0) == "." and _NOT_AN_END.search(text[: match.end()]):
+            continue
+        return text[: match.end()]
+    return text
+
+
 def _lead(summary: str, body: str) -> str:
-    text = " ".join(re.sub(r"<[^>]+>", " ", summary or body or "").split())
-    match = re.match(r"(.+?[.!?])(\s|$)", text)
-    return (match.group(1) if match else text)[:LEAD_CHARS]
+    return first_sentence(strip_tags(summary or body or ""))[:LEAD_CHARS]
+
+
+def history_start(ctx: BuildContext) -> date:
+    """The first day the builder reads: ``HISTORY_DAYS`` before the question opened (or the
+    lookback's first day, when earlier), so the causes that led to the question are in reach;
+    the lookback's first day alone when that history holds more than ``HISTORY_MAX_ARTICLES``
+    articles (a dense wire archive reports the causes within the lookback, and reading half a
+    year of it would make every build slow)."""
+    start = min(ctx.earliest, (ctx.t0 - timedelta(days=HISTORY_DAYS)).date())
+    if start < ctx.earliest:
+        history = Article.objects.filter(
+            published_at__gte=datetime.combine(start, time.min, tzinfo=UTC), published_at__lte=ctx.t_res
+        )
+        if history[: HISTORY_MAX_ARTICLES + 1].count() > HISTORY_MAX_ARTICLES:
+            return ctx.earliest
+    return start
 
 
 def _window_docs(ctx: BuildContext) -> list[Doc]:
-    start = datetime.combine(ctx.earliest, time.min, tzinfo=UTC)
+    start = datetime.combine(history_start(ctx), time.min, tzinfo=UTC)
     rows = (
         Article.objects.filter(published_at__isnull=False, published_at__gte=start, published_at__lte=ctx.t_res)
         .order_by("published_at", "id")
@@ -120,7 +194,7 @@ def _window_docs(ctx: BuildContext) -> list[Doc]:
         docs.append(
             Doc.make(
                 id=r["id"],
-                title=" ".join(r["title"].split())[:500],
+                title=strip_tags(r["title"])[:500],
                 lead=_lead(summary, body),
                 body=f"{summary} {body}"[:BODY_CHARS],
                 host=urlsplit(r["url"]).hostname or r["url"],
@@ -196,7 +270,7 @@ def _events(ctx: BuildContext, clusters: list[_Cluster]) -> tuple[list[DraftEven
     for index, cluster in enumerate(clusters, start=1):
         key = f"e{index}"
         best = cluster.best
-        text = f"{best.title}. {best.lead}"
+        text = f"{best.title}. {cluster.description}"
         direction = target.direction(text)
         magnitude = round(0.1 + 0.8 * cluster.relevance, 2)
         if direction == "Neutral":
@@ -207,8 +281,8 @@ def _events(ctx: BuildContext, clusters: list[_Cluster]) -> tuple[list[DraftEven
             DraftEvent(
                 key=key,
                 title=best.title,
-                description=best.lead,
-                occurred_on=max(cluster.day, ctx.earliest),
+                description=cluster.description,
+                occurred_on=cluster.day,
                 event_type=event_type(text),
                 source_ids=source_ids,
                 impact=DraftImpact(direction=direction, magnitude=magnitude, confidence=confidence),
@@ -220,7 +294,7 @@ def _events(ctx: BuildContext, clusters: list[_Cluster]) -> tuple[list[DraftEven
         nodes.append(
             Node(
                 key=key,
-                day=max(cluster.day, ctx.earliest),
+                day=cluster.day,
                 text=full,
                 terms=frozenset(terms),
                 alignment=_alignment(ctx, direction),
@@ -240,7 +314,8 @@ def build(
     subject = SubjectTerms.for_question(
         title=ctx.title, criteria=ctx.resolution_criteria, background=ctx.background, options=ctx.options
     )
-    relevant = sorted(select_relevant(docs, subject), key=lambda d: (-d.relevance, d.id))[:max_articles]
+    story, names = select_story(docs, subject)
+    relevant = sorted(story, key=lambda d: (-d.relevance, d.id))[:max_articles]
     if not relevant:
         raise BuildError(
             "insufficient_evidence",
@@ -250,7 +325,10 @@ def build(
     closing_day = ctx.t_res.date()
     closing = [d for d in relevant if d.published_at.date() == closing_day]
     reports = [d for d in relevant if d.published_at.date() != closing_day] or closing
-    clusters = sorted(_clusters(reports), key=lambda c: (-c.relevance, c.day, c.best.id))[:max_events]
+    every = _clusters(reports)
+    # One report per development in a brief, several in a wire archive: the sources threshold follows.
+    thresholds = fit_to_archive(thresholds, len(reports) / len(every))
+    clusters = sorted(every, key=lambda c: (-c.relevance, c.day, c.best.id))[:max_events]
     clusters.sort(key=lambda c: (c.day, c.best.id))
     events, nodes = _events(ctx, clusters)
     events.append(
@@ -269,7 +347,9 @@ def build(
     rounds = LINK_SUPPORT[: max(1, min(budget, len(LINK_SUPPORT)))]
     report = check(draft, thresholds)
     for number, minimum in enumerate(rounds, start=1):
-        between = event_links(nodes, minimum=minimum)
+        # The last round also follows the story from development to development where no report
+        # names a cause (a brief, one line per development).
+        between = event_links(nodes, minimum=minimum, subject=names, chronicle=number == len(rounds))
         closing_links = outcome_links(
             nodes,
             between,

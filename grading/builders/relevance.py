@@ -7,20 +7,7 @@ boilerplate such as *will*, *which* or *month*). Words are compared as Snowball 
 project's tokens; an entity stem of five letters or more also matches words it begins
 (*Maravia* matches *Maravian*).
 
-An article in the question's window is scored by the query terms it contains, each weighted by its
-rarity in the window (IDF) and its place (title entity 3, title key term 2, criteria or
-background term 1). It is relevant when
-
-* it names two of the question's entities, or one and a key term, with a score of at least
-  ``SEED_SHARE`` of the best article's (the *core* of the story). An entity is named by one of its
-  proper names (a word the window's articles never write in lower case, such as *Maravia*) or by
-  at least half of its weight; or
-* its headline and lead are close to a core article's (cosine of IDF-weighted stems at least
-  ``EXPAND_SIMILARITY``): reports of the same developments that do not name the subject.
-
-An article's relevance ``r`` in (0, 1] is its score over the best score, or, for articles admitted by
-closeness, that closeness when larger. No relevant article means no graph: the builder records
-"insufficient evidence" rather than a graph of unrelated stories.
+Which articles are about the question is decided in :mod:`grading.builders.story`.
 """
 
 from __future__ import annotations
@@ -37,8 +24,6 @@ import snowballstemmer
 
 from ingestion.text import STOPWORDS, tokenize
 
-SEED_SHARE = 0.1
-EXPAND_SIMILARITY = 0.3
 PREFIX_MIN = 5
 MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                "october", "november", "december")  # fmt: skip
@@ -48,55 +33,12 @@ _QUESTION_TEXT = """will would which what who whom how many much when whether ha
     towards toward relation relations coded code codes cameo fictional question resolve resolves resolved
     yes report reports month months week weeks year years day days date dates quarter period number percent
     time utc calendar according first event events subject object after before until by above below up down
-    over under more most not no"""
+    over under more most not no win wins become becomes remain remains someone else another other"""
 # Capitalised at the start of a sentence without naming anything.
-SENTENCE_STARTERS = frozenset(
-    [
-        "after",
-        "following",
-        "despite",
-        "amid",
-        "because",
-        "before",
-        "since",
-        "while",
-        "although",
-        "though",
-        "as",
-        "in",
-        "on",
-        "at",
-        "for",
-        "from",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "first",
-        "second",
-        "third",
-        "last",
-        "new",
-        "more",
-        "most",
-        "some",
-        "many",
-        "several",
-        "both",
-        "all",
-        "no",
-        "not",
-        "breaking",
-        "update",
-        "report",
-        "analysis",
-    ]
-)
+_SENTENCE_STARTERS_TEXT = """after following despite amid because before since while although though as in on at for
+    from two three four five six seven eight nine ten first second third last new more most some many several
+    both all no not breaking update report analysis"""
+SENTENCE_STARTERS = frozenset(_SENTENCE_STARTERS_TEXT.split())
 _STEMMER = snowballstemmer.stemmer("english")
 QUESTION_WORDS = frozenset(str(_STEMMER.stemWord(w)) for w in f"{_QUESTION_TEXT} {' '.join(MONTHS)}".split())
 _WORD = re.compile(r"[^\W_][\w'\u2019\-]*")
@@ -157,7 +99,13 @@ def entity_phrases(text: str, *, skip_title_case: bool = False, context: str = "
             following = k + 1 < len(matches) and not starts[k + 1] and _is_capitalised(matches[k + 1].group(0))
             capitalised = lower not in SENTENCE_STARTERS and (word.lower() in mid_sentence or following)
         if capitalised:
-            run.extend(stem_word(p) for p in tokenize(lower) if p not in STOPWORDS)
+            # "Vantor Telecom-Tamsin Systems" names two: a hyphen before a capital ends a name.
+            cuts = [m.start() for m in re.finditer(r"-(?=[A-Z])", word)]
+            for n, part in enumerate(lower[a:b] for a, b in zip([0, *cuts], [*cuts, len(lower)], strict=True)):
+                if n and run:
+                    phrases.append(tuple(run))
+                    run = []
+                run.extend(stem_word(p) for p in tokenize(part) if p not in STOPWORDS)
             continue
         if lower == "of" and run:
             continue  # "Reserve Bank of Maravia": keep the run open
@@ -176,6 +124,8 @@ class SubjectTerms:
     phrases: dict[tuple[str, ...], float]
     keys: dict[str, float]
     title_entities: tuple[tuple[str, ...], ...]
+    option_entities: tuple[tuple[str, ...], ...] = ()
+    context_entities: tuple[tuple[str, ...], ...] = ()  # of the resolution criteria and background
 
     @classmethod
     def for_question(cls, *, title: str, criteria: str, background: str, options: Sequence[str] = ()) -> SubjectTerms:
@@ -188,8 +138,14 @@ class SubjectTerms:
         )
         phrases: dict[tuple[str, ...], float] = dict.fromkeys(title_entities, 3.0)
         context = [*entity_phrases(criteria, context=everything), *entity_phrases(background, context=everything)]
-        for option in options:
-            context.extend(entity_phrases(option, context=everything))
+        # An option that names something ("People's Party for Freedom and Democracy") is one name as a
+        # whole, lower-case joining words and all; "Another party" names nothing.
+        option_entities = tuple(
+            p
+            for p in dict.fromkeys(clean(tuple(stems(o))) for o in options if entity_phrases(o, context=everything))
+            if p
+        )
+        context.extend(option_entities)
         in_title = {s for t in title_entities for s in t}
         for phrase in (clean(p) for p in context):
             # A context entity counts for what it adds to the title's ("Port Halden Dockworkers' Union"
@@ -199,11 +155,21 @@ class SubjectTerms:
                 phrases.setdefault(extra, 1.5)
         named = {s for phrase in phrases for s in phrase}
         keys: dict[str, float] = {}
-        for text, weight in ((title, 2.0), (f"{criteria} {' '.join(options)}", 1.0), (background, 0.5)):
+        # Options are candidates, not the subject: their names are entities above, their words no keys.
+        for text, weight in ((title, 2.0), (criteria, 1.0), (background, 0.5)):
             for stem in stems(text):
                 if stem not in QUESTION_WORDS and stem not in named and not stem.isdigit() and len(stem) > 1:
                     keys.setdefault(stem, weight)
-        return cls(phrases=phrases, keys=keys, title_entities=title_entities)
+        context_entities = tuple(
+            p for p in dict.fromkeys(clean(p) for p in context[: len(context) - len(option_entities)]) if p
+        )
+        return cls(
+            phrases=phrases,
+            keys=keys,
+            title_entities=title_entities,
+            option_entities=option_entities,
+            context_entities=context_entities,
+        )
 
     @property
     def weights(self) -> dict[str, float]:
@@ -232,7 +198,7 @@ class Doc:
 
     @classmethod
     def make(cls, *, id: int, title: str, lead: str, body: str, host: str, published_at: datetime) -> Doc:
-        text = f"{title}. {lead} {body}"
+        all_stems, head, entities, lowercase = _analyse(title, lead, body)
         return cls(
             id=id,
             title=title,
@@ -240,18 +206,27 @@ class Doc:
             host=host,
             published_at=published_at,
             body=body,
-            stems=frozenset(stems(text)),
-            head=Counter(stems(f"{title}. {lead}")),
-            entities=tuple(
-                dict.fromkeys(
-                    [
-                        *entity_phrases(title, skip_title_case=True, context=f"{lead} {body}"),
-                        *entity_phrases(f"{lead} {body}"),
-                    ]
-                )
-            ),
-            lowercase=frozenset(stem_word(w.lower()) for w in _WORD.findall(f"{lead} {body}") if w[:1].islower()),
+            stems=all_stems,
+            head=Counter(dict(head)),
+            entities=entities,
+            lowercase=lowercase,
         )
+
+
+@lru_cache(maxsize=20_000)
+def _analyse(
+    title: str, lead: str, body: str
+) -> tuple[frozenset[str], tuple[tuple[str, int], ...], tuple[tuple[str, ...], ...], frozenset[str]]:
+    """Stems, headline-and-lead stem counts, entities and lower-case stems of one article. Cached: a
+    batch of builds reads the same archive again and again."""
+    text = f"{title}. {lead} {body}"
+    entities = tuple(
+        dict.fromkeys(
+            [*entity_phrases(title, skip_title_case=True, context=f"{lead} {body}"), *entity_phrases(f"{lead} {body}")]
+        )
+    )
+    lowercase = frozenset(stem_word(w.lower()) for w in _WORD.findall(f"{lead} {body}") if w[:1].islower())
+    return frozenset(stems(text)), tuple(Counter(stems(f"{title}. {lead}")).items()), entities, lowercase
 
 
 def idf_of(documents: Iterable[Iterable[str]]) -> dict[str, float]:
@@ -262,36 +237,14 @@ def idf_of(documents: Iterable[Iterable[str]]) -> dict[str, float]:
     return {s: math.log(1 + n / c) for s, c in df.items()}
 
 
-def _present(stem: str, doc: Doc) -> bool:
-    return stem in doc.stems or (len(stem) >= PREFIX_MIN and any(s.startswith(stem) for s in doc.stems))
-
-
-@dataclass(frozen=True)
-class _Match:
-    score: float
-    keys: int  # key terms it contains
-    coverage: dict[tuple[str, ...], float]  # share of each phrase's weight the article names (1.0: named)
-
-
-def _match(doc: Doc, subject: SubjectTerms, idf: dict[str, float], unknown: float, generic: frozenset[str]) -> _Match:
-    """How much of the question's subject ``doc`` names. An entity counts as named when the article
-    names one of its proper names (a word the window's articles never write in lower case, such as
-    *Maravia*) or at least half of its weight; ``coverage`` is 1.0 for a named entity."""
-    score = 0.0
-    keys = 0
-    coverage: dict[tuple[str, ...], float] = {}
-    for phrase, weight in subject.phrases.items():
-        total = sum(idf.get(s, unknown) for s in phrase)
-        found = sum(idf.get(s, unknown) for s in phrase if _present(s, doc))
-        share = found / total if total else 0.0
-        proper = any(s not in generic and _present(s, doc) for s in phrase)
-        coverage[phrase] = 1.0 if proper or share >= 0.5 else share
-        score += weight * found
-    for stem, weight in subject.keys.items():
-        if stem in doc.stems:
-            score += weight * idf.get(stem, unknown)
-            keys += 1
-    return _Match(score, keys, coverage)
+def present(stem: str, doc: Doc) -> bool:
+    """The stem, or (five letters or more) a word it begins or that is one letter shorter: *Bulgaria*
+    and *Bulgarian*, *Bolivian* and *Bolivia* (not *freed* for *freedom*)."""
+    if stem in doc.stems:
+        return True
+    if len(stem) < PREFIX_MIN:
+        return False
+    return any(s.startswith(stem) or (len(stem) - len(s) <= 1 and stem.startswith(s)) for s in doc.stems)
 
 
 def cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:
@@ -302,41 +255,3 @@ def cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:
     na = math.sqrt(sum((c * idf.get(t, 0.0)) ** 2 for t, c in a.items()))
     nb = math.sqrt(sum((c * idf.get(t, 0.0)) ** 2 for t, c in b.items()))
     return dot / (na * nb) if na and nb else 0.0
-
-
-def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
-    """The relevant articles, each with its ``relevance`` set (module docstring), in input order."""
-    if not docs or not (subject.phrases or subject.keys):
-        return []
-    idf = idf_of(d.stems for d in docs)
-    unknown = max(idf.values(), default=1.0)
-    generic = frozenset().union(*(d.lowercase for d in docs))
-    matches = {d.id: _match(d, subject, idf, unknown, generic) for d in docs}
-    best = max(m.score for m in matches.values())
-    if best <= 0:
-        return []
-
-    def is_core(doc: Doc) -> bool:
-        m = matches[doc.id]
-        if m.score < SEED_SHARE * best:
-            return False
-        if not subject.phrases:
-            return m.keys >= 2
-        named = sum(share >= 1.0 for share in m.coverage.values())
-        return named >= 2 or (named == 1 and m.keys >= 1)
-
-    core = [d for d in docs if is_core(d)]
-    head_idf = idf_of(d.head for d in docs)
-    kept: list[Doc] = []
-    core_ids = {d.id for d in core}
-    for doc in docs:
-        share = matches[doc.id].score / best
-        if doc.id in core_ids:
-            doc.relevance = round(share, 4)
-            kept.append(doc)
-            continue
-        closeness = max((cosine(doc.head, c.head, head_idf) for c in core), default=0.0)
-        if closeness >= EXPAND_SIMILARITY:
-            doc.relevance = round(max(share, closeness * 0.8), 4)
-            kept.append(doc)
-    return kept
