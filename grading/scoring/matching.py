@@ -42,7 +42,7 @@ from grading.scoring.aggregate import safe_ratio
 # matched nor counted; a forecast without a graph gets no reasoning score (None, not 0).
 MATCHER_VERSION: Final = "hybrid-bm25rs-tokf1/2.0"
 # The matchers a deployment can choose (HINDSIGHT_MATCHER), each stored by name and version on every grade.
-MATCHERS: Final = ("hybrid", "worldreasoner", "semantic")
+MATCHERS: Final = ("guarded", "hybrid", "worldreasoner", "semantic")
 DEFAULT_RATIONALE: Final = (
     "The default hybrid matcher scales a forecast event's BM25 score by the score a perfect match "
     "to the hindsight event would get, so a match must cover a good share of what the hindsight "
@@ -206,10 +206,19 @@ class ReasoningScore:
     n_forecast_events: int
     n_reference_events: int
     settings: MatcherSettings
+    # (forecast id, reference id, similarity, verdict) of every pair the guarded matcher considered:
+    # "matched", or why it refused the pair ("negated", "opposite direction", "duplicate" ...).
+    verdicts: tuple[tuple[str, str, float, str], ...] = ()
 
 
 def reasoning_result(
-    *, f: int, n: int, matches: Sequence[EventMatch], key_ids: tuple[str, ...], settings: MatcherSettings
+    *,
+    f: int,
+    n: int,
+    matches: Sequence[EventMatch],
+    key_ids: tuple[str, ...],
+    settings: MatcherSettings,
+    verdicts: tuple[tuple[str, str, float, str], ...] = (),
 ) -> ReasoningScore:
     """The metrics of ``matches`` between ``f`` forecast events and ``n`` reference events (module docstring)."""
     matched_refs = {m.reference_id for m in matches}
@@ -243,4 +252,5 @@ def reasoning_result(
         n_forecast_events=f,
         n_reference_events=n,
         settings=settings,
+        verdicts=verdicts,
     )

@@ -1,0 +1,223 @@
+"""The ``guarded`` event matcher (the default): the hybrid similarity, and a pair only matches when
+the two sentences claim the same thing (pure; no Django).
+
+Similarity, threshold, date gate
+    Those of ``hybrid`` (:mod:`grading.scoring.reasoning`): 0.6 x self-scaled BM25 + 0.4 x token F1
+    >= 0.45, both dates known and at most 7 days apart.
+
+Guards (:mod:`grading.scoring.polarity`)
+    A candidate pair is refused, with the reason kept as its verdict, when the sentences disagree
+    in polarity (``negated``), in direction on a shared axis (``opposite direction``: rise/fall,
+    approve/reject, win/lose, sign/withdraw, resign/stay, impose/lift), in who did what to whom
+    (``swapped roles``) or in every number they state (``different quantity``); when the forecast
+    event is a long list of words against a short hindsight event (``stuffed``: more than
+    max(1.5 x, 5 +) the hindsight event's content words, or naming both directions of one axis); or when it is one content word against a
+    sentence (``too vague``).
+
+Assignment
+    Greedy one-to-one by descending similarity as ``hybrid`` does, over the pairs the guards accept.
+    A forecast event that is a near-duplicate of a forecast event already matched (token-set Jaccard
+    >= 0.6) is not matched again: its pair gets the verdict ``duplicate``. So a title repeated on
+    six dates matches once, and one title can never match two hindsight events.
+
+Key events
+    The ``top_k`` events with an impact by magnitude x confidence; ties break on relevance to the
+    question (token F1 with the outcome node's text), then date. An event that names someone
+    (capitalised words) of whom neither the outcome node nor any other hindsight event speaks is
+    off topic and is never a key event: another company's bankruptcy in a Texaco storyline.
+
+Every verdict is stored with the grade (``ReasoningScore.verdicts``); the forecast graph page
+shows them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+import numpy as np
+
+from grading.scoring.matching import (
+    SCORE_TOLERANCE,
+    Event,
+    EventMatch,
+    MatcherSettings,
+    ReasoningScore,
+    impact_score,
+    reasoning_result,
+)
+from grading.scoring.polarity import Claims
+from grading.scoring.reasoning import ReferenceIndex, _event_text
+from grading.scoring.text import token_f1
+from ingestion.text import tokenize
+
+__all__ = ["GUARDED_MATCHER_VERSION", "GuardedReferenceIndex", "guarded_matcher_settings", "select_relevant_key_events"]
+
+GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-polarity/1.0"
+# Near-duplicate forecast events: token-set Jaccard at or above this.
+DUPLICATE_JACCARD: Final = 0.6
+_UNDATED: Final = 10**9
+
+
+def guarded_matcher_settings(
+    *,
+    threshold: float = 0.45,
+    date_window_days: int = 7,
+    top_k: int = 5,
+    bm25_weight: float = 0.6,
+    token_f1_weight: float = 0.4,
+) -> MatcherSettings:
+    return MatcherSettings(
+        matcher="guarded",
+        version=GUARDED_MATCHER_VERSION,
+        threshold=threshold,
+        date_window_days=date_window_days,
+        top_k=top_k,
+        bm25_weight=bm25_weight,
+        token_f1_weight=token_f1_weight,
+    )
+
+
+@functools.lru_cache(maxsize=65536)
+def _claims(text: str) -> Claims:
+    return Claims(text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _content(text: str) -> frozenset[str]:
+    return frozenset(tokenize(text))
+
+
+@functools.lru_cache(maxsize=65536)
+def _length(text: str) -> int:
+    return len(tokenize(text))
+
+
+def pair_verdict(forecast_text: str, reference_text: str) -> str:
+    """``"matched"`` or the reason the guards refuse the pair (module docstring)."""
+    f_len, r_len = _length(forecast_text), _length(reference_text)
+    if f_len > max(1.5 * r_len, r_len + 5):
+        return "stuffed"
+    if f_len <= 1 < r_len:
+        return "too vague"
+    return _verdict(forecast_text, reference_text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _verdict(forecast_text: str, reference_text: str) -> str:
+    from grading.scoring.polarity import verdict
+
+    return verdict(_claims(forecast_text), _claims(reference_text))
+
+
+def _near_duplicate(a: str, b: str) -> bool:
+    x, y = _content(a), _content(b)
+    if not x or not y:
+        return x == y
+    return len(x & y) / len(x | y) >= DUPLICATE_JACCARD
+
+
+def select_relevant_key_events(events: Sequence[Event], about: str, top_k: int) -> list[Event]:
+    """Key events by impact, ties by relevance to ``about`` (the question or outcome), off-topic
+    events left out (module docstring)."""
+    target = tokenize(about)
+    names = {e.id: _claims(e.title).names for e in events}
+    about_names = set(_claims(about).names)
+
+    def on_topic(event: Event) -> bool:
+        own = set(names[event.id])
+        if not own:
+            return True
+        others = about_names.union(*(names[e.id] for e in events if e.id != event.id))
+        return bool(own & others)
+
+    candidates = [e for e in events if e.has_impact and not e.rejected and not e.is_outcome and on_topic(e)]
+    candidates.sort(
+        key=lambda e: (
+            -round(impact_score(e), 9),
+            -round(token_f1(tokenize(f"{e.title} {e.description}"), target), 9),
+            e.date is None,
+            e.date.toordinal() if e.date is not None else 0,
+            e.id,
+        )
+    )
+    return candidates[:top_k]
+
+
+class GuardedReferenceIndex(ReferenceIndex):
+    """One question's hindsight events under the ``guarded`` matcher."""
+
+    def __init__(
+        self, events: Iterable[Event], settings: MatcherSettings | None = None, *, question: str = ""
+    ) -> None:
+        every = list(events)
+        super().__init__(every, settings or guarded_matcher_settings())
+        outcome = " ".join(e.title for e in every if e.is_outcome and not e.rejected)
+        about = f"{question} {outcome}".strip()
+        self.key_events = tuple(select_relevant_key_events(self.events, about, self.settings.top_k))
+        self._texts = [_event_text(e, self.settings.text_fields) for e in self.events]
+
+    def score_many(self, forecasts: Sequence[Sequence[Event]]) -> list[ReasoningScore]:
+        n = len(self.events)
+        key_ids = tuple(e.id for e in self.key_events)
+        if not n or not any(forecasts):
+            return [self._result(len(events), n, [], key_ids) for events in forecasts]
+        score, rs, tok = self._similarity_rows(forecasts)
+        results: list[ReasoningScore] = []
+        start = 0
+        for events in forecasts:
+            stop = start + len(events)
+            results.append(self._score_one(events, score[start:stop], rs[start:stop], tok[start:stop], key_ids))
+            start = stop
+        return results
+
+    def _score_one(
+        self,
+        events: Sequence[Event],
+        score: np.ndarray,
+        rs: np.ndarray,
+        tok: np.ndarray,
+        key_ids: tuple[str, ...],
+    ) -> ReasoningScore:
+        s = self.settings
+        f, n = len(events), len(self.events)
+        matches: list[EventMatch] = []
+        verdicts: list[tuple[str, str, float, str]] = []
+        if f:
+            f_dates = np.array([e.date.toordinal() if e.date else -_UNDATED for e in events], dtype=np.int64)
+            diff = f_dates[:, None] - self._dates[None, :]
+            ok = (score >= s.threshold - SCORE_TOLERANCE) & (np.abs(diff) <= s.date_window_days)
+            fi, ri = np.nonzero(ok)
+            if fi.size:
+                order = np.lexsort((fi, ri, -score[fi, ri]))
+                used_f: set[int] = set()
+                used_r: set[int] = set()
+                refused: set[tuple[int, int]] = set()
+                texts = [_event_text(e, s.text_fields) for e in events]
+                for k in order.tolist():
+                    a, r = int(fi[k]), int(ri[k])
+                    if a in used_f or r in used_r:
+                        continue
+                    verdict = pair_verdict(texts[a], self._texts[r])
+                    if verdict == "matched" and any(_near_duplicate(texts[a], texts[b]) for b in used_f):
+                        verdict = "duplicate"
+                    if verdict != "matched":
+                        if (a, r) not in refused:
+                            refused.add((a, r))
+                            verdicts.append((events[a].id, self.events[r].id, float(score[a, r]), verdict))
+                        continue
+                    used_f.add(a)
+                    used_r.add(r)
+                    verdicts.append((events[a].id, self.events[r].id, float(score[a, r]), "matched"))
+                    matches.append(
+                        EventMatch(
+                            forecast_id=events[a].id,
+                            reference_id=self.events[r].id,
+                            score=float(score[a, r]),
+                            bm25_rs=float(rs[a, r]),
+                            token_f1=float(tok[a, r]),
+                            day_diff=int(diff[a, r]),
+                        )
+                    )
+        return reasoning_result(f=f, n=n, matches=matches, key_ids=key_ids, settings=s, verdicts=tuple(verdicts))
