@@ -25,6 +25,7 @@ the similarity decides for it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from typing import Final
 
@@ -39,23 +40,34 @@ VERDICTS: Final = (
     "opposite direction",
     "swapped roles",
     "different quantity",
+    "other actor",
     "stuffed",
     "too vague",
     "duplicate",
 )
 
 # Negation cues: any of these says the event did not (or will not) happen, and flips the claim.
+# Quoted text is left out ("the 'No to a 10 Million Switzerland' initiative" is a name).
 _NEGATION: Final = frozenset(
     "not no never nor neither without cannot cant dont doesnt didnt wont isnt arent wasnt werent hasnt havent "
-    "fails fail failed failing refuses refuse refused refusing denies deny denied cancel cancels cancelled "
-    "canceled scrap scraps scrapped postpone postpones postponed delay delays delayed halt halts halted "
-    "suspend suspends suspended abandon abandons abandoned collapse collapses collapsed".split()
+    "denies deny denied cancel cancels cancelled canceled postpone postpones postponed delay delays delayed halt halts halted suspend suspends "
+    "suspended abandon abandons abandoned".split()
 )
-# Two-word negation cues (tokens joined by a space).
+# Two-word negation cues (tokens joined by a space): "refuses to sign" is a sign not done, while a
+# bare "refuses the truce" is a rejection (the assent axis below).
 _NEGATION_PAIRS: Final = frozenset(
     {"rules out", "ruled out", "falls short", "fell short", "no longer", "walks away", "break off", "breaks off",
-     "break down", "breaks down", "calls off", "called off"}
+     "calls off", "called off", "break down", "breaks down", "broke down", "refuses to", "refused to", "refuse to", "fails to", "failed to", "fail to",
+     "declines to", "declined to"}
 )  # fmt: skip
+_QUOTED: Final = re.compile(r"'[^']*'|\"[^\"]*\"|«[^»]*»|\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019")
+# Function words of the other languages titles come in, for the stuffing test only (a German
+# sentence is not a list of key words because it has no English "the").
+_FOREIGN_FUNCTION_WORDS: Final = frozenset(
+    "der die das den dem des ein eine einen einem und mit von zu zur zum im für auf aus nach bei "
+    "le la les l d de du un une et en au aux pour par sur avec dans "
+    "el los las lo y del al por con una en para su sus se".split()
+)
 
 # Axis -> (words with sign +1, words with sign -1[, words with sign 0]). Words are the tokenizer's
 # (lower case, no apostrophes); every inflected form is listed, which keeps the rule exact and cheap.
@@ -78,10 +90,10 @@ _AXES: Final[dict[str, tuple[str, ...]]] = {
         "confirm confirms confirmed endorse endorses endorsed accept accepts accepted uphold upholds upheld "
         "agree agrees agreed sign signs signed signing join joins joined rejoin rejoins rejoined enter enters "
         "entered resume resumes resumed reach reaches reached complete completes completed begin begins began "
-        "start starts started",
+        "start starts started advance advances advanced deploy deploys deployed hold holds",
         "reject rejects rejected rejecting veto vetoes vetoed vetoing overturn overturns overturned block blocks "
-        "blocked oppose opposes opposed withdraw withdraws withdrew withdrawal leave leaves leaving exit exits "
-        "pull pulls",
+        "blocked oppose opposes opposed withdraw withdraws withdrew withdrawal exit exits leave leaves pull pulls refuse "
+        "refuses refused collapse collapses collapsed",
     ),
     "contest": (
         "win wins won winning beat beats defeat defeats defeated victory triumph triumphs retain retains keep "
@@ -94,9 +106,9 @@ _AXES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "measure": (
         "impose imposes imposed introduce introduces introduced declare declares declared ban bans banned "
-        "arrest arrests arrested detain detains detained deploy deploys deployed advance advances advanced",
+        "arrest arrests arrested detain detains detained",
         "lift lifts lifted lifting end ends ended terminate terminates terminated remove removes removed "
-        "release releases released free frees freed",
+        "release releases released free frees freed scrap scraps scrapped",
     ),
 }
 _AXIS_SIGN: Final[dict[str, tuple[str, int]]] = {}
@@ -106,7 +118,7 @@ for _axis, _words in _AXES.items():
             _AXIS_SIGN.setdefault(_word, (_axis, _sign))
 
 # Words that join two actors into one side ("Israel and Hamas sign").
-_JOINERS: Final = frozenset({"and", "or", "the", "of"})
+_JOINERS: Final = frozenset({"and", "or", "the", "of", "s"})
 # A number; a comma before exactly three digits groups thousands, any other is a decimal comma.
 _NUMBER: Final = re.compile(r"\d+(?:,\d{3}(?!\d))*(?:[.,]\d+)?")
 _NUMBER_WORDS: Final = {
@@ -114,88 +126,189 @@ _NUMBER_WORDS: Final = {
     "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15",
     "twenty": "20", "thirty": "30", "fifty": "50", "hundred": "100",
 }  # fmt: skip
-# A capitalised word (a name, or a sentence's first word, which the stop-word filter mostly removes).
-_NAME: Final = re.compile(r"\b[A-Z][A-Za-z]+\b")
+# A capitalised word: a name, a title, or a sentence's first word (stop words are left out).
+_WORD: Final = re.compile(r"[^\W\d_]{2,}")
+# One name for the United States however it is written.
+_US: Final = re.compile(r"\b(?:U\.S\.A?\.?|USA|United States(?: of America)?|America|American|Americans)(?![A-Za-z])")
+# A long title with hardly a function word is a list of key words, not a sentence.
+_STUFFED_TOKENS: Final = 12
+_STUFFED_FUNCTION_SHARE: Final = 0.05
+# Same sentence, other actor or place: the words other than names overlap at least this much.
+_SAME_FRAME: Final = 0.8
+# Two stated numbers within this share of each other are the same figure reported twice (16 or 15 hurt).
+_NUMBER_TOLERANCE: Final = 0.1
+
+
+def _axis_sign(token: str) -> tuple[str, int] | None:
+    """The axis of ``token`` or of its base form (``imposing`` -> ``impose``, ``signed`` -> ``sign``)."""
+    hit = _AXIS_SIGN.get(token)
+    if hit is not None or len(token) < 5:
+        return hit
+    for suffix in ("ing", "ed", "es", "s"):
+        if token.endswith(suffix):
+            stem = token[: -len(suffix)]
+            return _AXIS_SIGN.get(stem) or _AXIS_SIGN.get(stem + "e")
+    return None
+
+
+def _same_name(a: str, b: str) -> bool:
+    """The same actor, allowing a demonym: Israel/Israeli, Canada/Canadian, China/Chinese."""
+    if a == b:
+        return True
+    shorter = min(len(a), len(b))
+    common = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common >= 5 or (common >= 4 and common >= shorter - 1)
 
 
 class Claims:
     """The cues of one sentence (computed once per distinct text)."""
 
-    __slots__ = ("axes", "contradictory", "names", "negated", "numbers", "tokens")
+    __slots__ = (
+        "content_length",
+        "first",
+        "last",
+        "lowered",
+        "names",
+        "negated",
+        "numbers",
+        "other_words",
+        "stuffed",
+        "text",
+    )
+
+    names: tuple[tuple[str, int, int], ...]
 
     def __init__(self, text: str) -> None:
+        text = _US.sub("US", text)
         tokens = tokenize(text, drop_stopwords=False)
-        self.tokens: tuple[str, ...] = tuple(tokens)
-        pairs = {f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)}
-        flips = sum(1 for t in tokens if t in _NEGATION) + len(pairs & _NEGATION_PAIRS)
+        unquoted = tokenize(_QUOTED.sub(" ", text), drop_stopwords=False)
+        pairs = {f"{a} {b}" for a, b in zip(unquoted, unquoted[1:], strict=False)}
+        flips = sum(1 for t in unquoted if t in _NEGATION) + len(pairs & _NEGATION_PAIRS)
         self.negated: bool = flips % 2 == 1
-        axes: dict[str, int] = {}
-        seen: set[tuple[str, int]] = set()
+        # Each axis's first and last word in the sentence: "signs an order to withdraw" signs
+        # (first) a withdrawal (last).
+        first: dict[str, int] = {}
+        last: dict[str, int] = {}
+        count: dict[str, int] = {}
         for token in tokens:
-            hit = _AXIS_SIGN.get(token)
+            hit = _axis_sign(token)
             if hit is not None:
-                axes[hit[0]] = hit[1]
-                seen.add(hit)
-        self.axes: dict[str, int] = axes
-        # Both directions of one axis in a sentence of many words: a list of key words, not a claim.
-        self.contradictory: bool = len(seen) > len(axes) and len(tokens) > 12
+                first.setdefault(hit[0], hit[1])
+                last[hit[0]] = hit[1]
+                count[hit[0]] = count.get(hit[0], 0) + 1
+        self.first: dict[str, int] = first
+        # The last word only where the axis has two: "approve leaving" is one approval.
+        self.last: dict[str, int] = {axis: sign for axis, sign in last.items() if count[axis] > 1}
+        function = sum(1 for t in tokens if t in STOPWORDS or t in _FOREIGN_FUNCTION_WORDS)
+        self.stuffed: bool = len(tokens) >= _STUFFED_TOKENS and function / len(tokens) < _STUFFED_FUNCTION_SHARE
+        # Words that carry content, in any of the languages above.
+        self.content_length: int = len(tokens) - function
         numbers = {_plain_number(n) for n in _NUMBER.findall(text)}
-        numbers |= {_NUMBER_WORDS[t] for t in tokens if t in _NUMBER_WORDS}
-        self.numbers: frozenset[str] = frozenset(numbers)
-        # Names in order of appearance, with the index of the token stream where each stands.
-        self.names: tuple[str, ...] = tuple(
-            name for m in _NAME.finditer(text) if (name := m.group(0).lower()) not in STOPWORDS
+        numbers |= {float(_NUMBER_WORDS[t]) for t in tokens if t in _NUMBER_WORDS}
+        self.numbers: tuple[float, ...] = tuple(sorted(numbers))
+        self.text = text
+        # Capitalised words in order of appearance with their place in the text, accents folded
+        # (Silina = Siliņa); ``start`` tells the sentence's first word, often not a name.
+        self.names: tuple[tuple[str, int, int], ...] = tuple(
+            (_fold(m.group(0)), m.start(), m.end())
+            for m in _WORD.finditer(self.text)
+            if m.group(0)[0].isupper() and m.group(0).lower() not in STOPWORDS
+        )
+        lowered = {n for n, _, _ in self.names}
+        self.lowered: frozenset[str] = frozenset(_fold(t) for t in tokens)
+        self.other_words: frozenset[str] = frozenset(
+            _fold(t) for t in tokens if t not in STOPWORDS and _fold(t) not in lowered
         )
 
 
-def _plain_number(text: str) -> str:
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
+
+
+def _plain_number(text: str) -> float:
     head, _, tail = text.rpartition(",")
     if head and len(tail) != 3:  # a decimal comma: "1,8" is 1.8
         text = f"{head}.{tail}"
-    return text.replace(",", "")
+    return float(text.replace(",", ""))
+
+
+def _same_number(x: float, y: float) -> bool:
+    return abs(x - y) <= _NUMBER_TOLERANCE * max(abs(x), abs(y))
 
 
 def claims(text: str) -> Claims:
     return Claims(text)
 
 
-def _order_flipped(a: Sequence[str], b: Sequence[str], tokens_a: Sequence[str], tokens_b: Sequence[str]) -> bool:
-    shared = [n for n in dict.fromkeys(a) if n in b]
-    if len(shared) < 2:
-        return False
-    first, second = shared[0], shared[-1]
-    if b.index(first) < b.index(second):
-        return False
-    return not (_joined(tokens_a, first, second) or _joined(tokens_b, first, second))
+def _find(names: Sequence[tuple[str, int, int]], name: str) -> int | None:
+    for i, (other, _, _) in enumerate(names):
+        if _same_name(name, other):
+            return i
+    return None
 
 
-def _joined(tokens: Sequence[str], x: str, y: str) -> bool:
-    """True when ``x`` and ``y`` stand on the same side of the sentence ("x and y", "between x and y")."""
-    try:
-        i, j = tokens.index(x), tokens.index(y)
-    except ValueError:
-        return True  # a name split by the tokenizer: do not claim a swap
-    between = tokens[min(i, j) + 1 : max(i, j)]
-    return len(between) <= 2 and all(t in _JOINERS for t in between)
+def _swapped(a: Claims, b: Claims) -> bool:
+    """Two actors both sentences name stand in the opposite order, with the same action between
+    them ("Apple sues Samsung" / "Samsung sues Apple")."""
+    pairs = [(i, j) for i, (name, _, _) in enumerate(a.names) if (j := _find(b.names, name)) is not None]
+    for k, (ia, ib) in enumerate(pairs):
+        for ja, jb in pairs[k + 1 :]:
+            if jb >= ib or _same_name(b.names[ib][0], b.names[jb][0]):
+                continue
+            x, y = _between(a, ia, ja), _between(b, jb, ib)
+            if x and y and len(x & y) / min(len(x), len(y)) >= 0.5:
+                return True
+    return False
+
+
+def _between(c: Claims, i: int, j: int) -> frozenset[str]:
+    """The words other than names between the ``i``-th and ``j``-th capitalised words."""
+    names = {n for n, _, _ in c.names}
+    return frozenset(t for t in tokenize(c.text[c.names[i][2] : c.names[j][1]]) if _fold(t) not in names)
+
+
+def _other_actor(a: Claims, b: Claims) -> bool:
+    """The same sentence about someone else: both name someone the other does not, they share a
+    name, and the shorter one's other words are nearly all in the longer ("Georgia's parliament
+    approves" vs "Moldova's parliament approves")."""
+    names_a = [n for n, _, _ in a.names]
+    names_b = [n for n, _, _ in b.names]
+    # Every word of the other sentence counts: a capitalised word it writes in lower case is a
+    # title, and its first word may be the name.
+    only_a = [n for n in names_a if not any(_same_name(n, m) for m in b.lowered)]
+    only_b = [n for n in names_b if not any(_same_name(n, m) for m in a.lowered)]
+    if not only_a or not only_b or len(only_a) == len(names_a):
+        return False
+    x, y = a.other_words, b.other_words
+    return min(len(x), len(y)) >= 2 and len(x & y) / min(len(x), len(y)) >= _SAME_FRAME
 
 
 def verdict(forecast: Claims, reference: Claims) -> str:
     """``"matched"`` when nothing disagrees, else the first disagreement (module docstring)."""
-    if forecast.contradictory:
+    if forecast.stuffed:
         return "stuffed"
-    # Opposite direction on a shared axis, each side's negation applied.
+    # Opposite direction on a shared axis (its first or its last word), each side's negation applied.
     flip_f = -1 if forecast.negated else 1
     flip_r = -1 if reference.negated else 1
-    for axis, sign in forecast.axes.items():
-        other = reference.axes.get(axis)
-        if other is not None and sign * flip_f != other * flip_r:
-            if sign != other:
-                return "opposite direction"
-            return "negated"
+    for mine, theirs in ((forecast.first, reference.first), (forecast.last, reference.last)):
+        for axis, sign in mine.items():
+            other = theirs.get(axis)
+            if other is not None and sign * flip_f != other * flip_r:
+                return "opposite direction" if sign != other else "negated"
     if forecast.negated != reference.negated:
         return "negated"
-    if _order_flipped(forecast.names, reference.names, forecast.tokens, reference.tokens):
+    if _swapped(forecast, reference):
         return "swapped roles"
-    if forecast.numbers and reference.numbers and not (forecast.numbers & reference.numbers):
+    if (
+        forecast.numbers
+        and reference.numbers
+        and not any(_same_number(x, y) for x in forecast.numbers for y in reference.numbers)
+    ):
         return "different quantity"
+    if _other_actor(forecast, reference):
+        return "other actor"
     return "matched"
