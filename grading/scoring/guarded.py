@@ -26,10 +26,9 @@ Assignment
     six dates matches once, and one title can never match two hindsight events.
 
 Key events
-    The ``top_k`` events with an impact by magnitude x confidence; ties break on relevance to the
-    question (token F1 with the outcome node's text), then date. An event that names someone
-    (capitalised words) of whom neither the outcome node nor any other hindsight event speaks is
-    off topic and is never a key event: another company's bankruptcy in a Texaco storyline.
+    :func:`grading.scoring.matching.select_key_events` with ``about`` the question's title and the
+    outcome node's text: ties in magnitude x confidence break on relevance to the question, and an
+    event naming only people or firms nobody else in the graph names is never a key event.
 
 Every verdict is stored with the grade (``ReasoningScore.verdicts``); the forecast graph page
 shows them.
@@ -49,16 +48,15 @@ from grading.scoring.matching import (
     EventMatch,
     MatcherSettings,
     ReasoningScore,
-    impact_score,
     reasoning_result,
+    select_key_events,
 )
 from grading.scoring.multilingual import FloatArray, embed
 from grading.scoring.polarity import Claims
 from grading.scoring.reasoning import ReferenceIndex, _event_text
-from grading.scoring.text import token_f1
 from ingestion.text import tokenize
 
-__all__ = ["GUARDED_MATCHER_VERSION", "GuardedReferenceIndex", "guarded_matcher_settings", "select_relevant_key_events"]
+__all__ = ["GUARDED_MATCHER_VERSION", "SEMANTIC_THRESHOLD", "GuardedReferenceIndex", "guarded_matcher_settings"]
 
 GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-e5-polarity/1.0"
 # Cosine of the multilingual-e5-small embeddings at which a pair the words miss still matches;
@@ -122,33 +120,6 @@ def _near_duplicate(a: str, b: str) -> bool:
     return len(x & y) / len(x | y) >= DUPLICATE_JACCARD
 
 
-def select_relevant_key_events(events: Sequence[Event], about: str, top_k: int) -> list[Event]:
-    """Key events by impact, ties by relevance to ``about`` (the question or outcome), off-topic
-    events left out (module docstring)."""
-    target = tokenize(about)
-    names = {e.id: _claims(e.title).names for e in events}
-    about_names = set(_claims(about).names)
-
-    def on_topic(event: Event) -> bool:
-        own = set(names[event.id])
-        if not own:
-            return True
-        others = about_names.union(*(names[e.id] for e in events if e.id != event.id))
-        return bool(own & others)
-
-    candidates = [e for e in events if e.has_impact and not e.rejected and not e.is_outcome and on_topic(e)]
-    candidates.sort(
-        key=lambda e: (
-            -round(impact_score(e), 9),
-            -round(token_f1(tokenize(f"{e.title} {e.description}"), target), 9),
-            e.date is None,
-            e.date.toordinal() if e.date is not None else 0,
-            e.id,
-        )
-    )
-    return candidates[:top_k]
-
-
 class GuardedReferenceIndex(ReferenceIndex):
     """One question's hindsight events under the ``guarded`` matcher."""
 
@@ -158,8 +129,7 @@ class GuardedReferenceIndex(ReferenceIndex):
         every = list(events)
         super().__init__(every, settings or guarded_matcher_settings())
         outcome = " ".join(e.title for e in every if e.is_outcome and not e.rejected)
-        about = f"{question} {outcome}".strip()
-        self.key_events = tuple(select_relevant_key_events(self.events, about, self.settings.top_k))
+        self.key_events = tuple(select_key_events(self.events, self.settings.top_k, about=f"{question} {outcome}"))
         self._texts = [_event_text(e, self.settings.text_fields) for e in self.events]
         self._ref_vectors: FloatArray | None = None
 

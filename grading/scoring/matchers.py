@@ -70,15 +70,16 @@ MATCHER_CATALOGUE: tuple[tuple[str, str, str], ...] = (
 
 
 def build_reference_index(
-    events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS
+    events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS, *, question: str = ""
 ) -> MatcherIndex:
-    """The index of ``settings.matcher`` over a question's hindsight events."""
+    """The index of ``settings.matcher`` over a question's hindsight events; ``question`` (its title)
+    breaks key-event ties by relevance under the guarded matcher."""
     if settings.matcher == "semantic":
         return SemanticReferenceIndex(events, settings)
     if settings.matcher == "worldreasoner":
         return WorldReasonerIndex(events, settings)
     if settings.matcher == "guarded":
-        return GuardedReferenceIndex(events, settings)
+        return GuardedReferenceIndex(events, settings, question=question)
     return ReferenceIndex(events, settings)
 
 

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Final, NamedTuple, Protocol
 
 from grading.scoring.aggregate import safe_ratio
+from grading.scoring.text import token_f1
 
 # 2.0: direction, negation and sequence words are no longer stop words; the outcome node is neither
 # matched nor counted; a forecast without a graph gets no reasoning score (None, not 0).
@@ -155,13 +156,36 @@ def impact_score(event: Event) -> float:
     return (event.magnitude or 0.0) * (event.confidence or 0.0)
 
 
-def select_key_events(events: Iterable[Event], top_k: int = 5) -> list[Event]:
+def select_key_events(events: Iterable[Event], top_k: int = 5, *, about: str | None = None) -> list[Event]:
     """Top ``top_k`` non-rejected events with an outcome impact, by impact score (see module docstring);
-    the outcome node is never a key event."""
-    candidates = [e for e in events if e.has_impact and not e.rejected and not e.is_outcome]
+    the outcome node is never a key event.
+
+    With ``about`` (the question and its outcome, as the ``guarded`` matcher passes them), ties in
+    impact score break on relevance to it (token F1 of the event's text with ``about``) before the
+    date, and an off-topic event is never a key event: one that certainly names someone (a
+    capitalised word inside the sentence, :func:`grading.scoring.polarity.named`) while none of its
+    names appears in ``about`` or in any other event, such as another company's bankruptcy in a
+    Texaco storyline.
+    """
+    every = list(events)
+    candidates = [e for e in every if e.has_impact and not e.rejected and not e.is_outcome]
+    relevance: dict[str, float] = {}
+    if about is not None:
+        from grading.scoring.polarity import named, tokens_of  # the word rules live there
+
+        target = tokens_of(about)
+        names = {e.id: named(f"{e.title} {e.description}") for e in every if not e.rejected}
+        spoken = named(about)
+        for e in candidates:
+            text = f"{e.title} {e.description}"
+            elsewhere = spoken.union(*(names[o] for o in names if o != e.id))
+            off_topic = bool(named(text, first_word=False)) and not names[e.id] & elsewhere
+            relevance[e.id] = -1.0 if off_topic else token_f1(tokens_of(text), target)
+        candidates = [e for e in candidates if relevance[e.id] >= 0.0]
     candidates.sort(
         key=lambda e: (
             -round(impact_score(e), 9),
+            -round(relevance.get(e.id, 0.0), 9),
             e.date is None,
             e.date.toordinal() if e.date is not None else 0,
             e.id,

@@ -31,7 +31,7 @@ from typing import Final
 
 from ingestion.text import STOPWORDS, tokenize
 
-__all__ = ["VERDICTS", "Claims", "claims", "verdict"]
+__all__ = ["VERDICTS", "Claims", "claims", "named", "tokens_of", "verdict"]
 
 # Verdicts a matched or refused pair can carry (the forecast graph page shows them).
 VERDICTS: Final = (
@@ -133,6 +133,12 @@ _US: Final = re.compile(r"\b(?:U\.S\.A?\.?|USA|United States(?: of America)?|Ame
 # A long title with hardly a function word is a list of key words, not a sentence.
 _STUFFED_TOKENS: Final = 12
 _STUFFED_FUNCTION_SHARE: Final = 0.05
+# Capitalised in titles but naming no one.
+_COMMON_CAPITALISED: Final = frozenset(
+    "chapter inc corp co ltd plc president minister prime court parliament senate house government ministry "
+    "company party city state states national international federal central bank january february march "
+    "april may june july august september october november december".split()
+)
 # Same sentence, other actor or place: the words other than names overlap at least this much.
 _SAME_FRAME: Final = 0.8
 # Two stated numbers within this share of each other are the same figure reported twice (16 or 15 hurt).
@@ -312,3 +318,15 @@ def verdict(forecast: Claims, reference: Claims) -> str:
     if _other_actor(forecast, reference):
         return "other actor"
     return "matched"
+
+
+def named(text: str, *, first_word: bool = True) -> frozenset[str]:
+    """The capitalised words of ``text`` (accents folded) but titles, months and common words: the
+    people, places and firms it names. A sentence's first word is capitalised anyway, so it can be
+    left out (``first_word=False``) to see whether the text names anyone for certain."""
+    c = Claims(text)
+    return frozenset(n for n, start, _ in c.names if (start or first_word) and n not in _COMMON_CAPITALISED)
+
+
+def tokens_of(text: str) -> list[str]:
+    return tokenize(text)

@@ -117,6 +117,7 @@ class QuestionGrader:
                     for e in reference.events
                 ],
                 matcher,
+                question=question.title,
             )
         self.options = question_options(question)
         self.market = MarketSeries(question) if question.type in ("binary", "multiple_choice") else None
@@ -362,3 +363,5 @@ class QuestionGrader:
             "matched_key_events": list(r.matched_key_event_ids),
             "matches": [[m.forecast_id, m.reference_id, round(m.score, 4), m.day_diff] for m in r.matches],
         }
+        if r.verdicts:  # the guarded matcher's verdict on every pair it considered
+            grade["details"]["reasoning"]["verdicts"] = [[f, ref, round(sim, 4), v] for f, ref, sim, v in r.verdicts]
