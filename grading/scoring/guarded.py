@@ -54,7 +54,7 @@ from grading.scoring.matching import (
 from grading.scoring.multilingual import FloatArray, embed
 from grading.scoring.polarity import Claims
 from grading.scoring.reasoning import ReferenceIndex, _event_text
-from ingestion.text import tokenize
+from grading.scoring.text import near_duplicate
 
 __all__ = ["GUARDED_MATCHER_VERSION", "SEMANTIC_THRESHOLD", "GuardedReferenceIndex", "guarded_matcher_settings"]
 
@@ -62,8 +62,6 @@ GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-e5-polarity/1.0"
 # Cosine of the multilingual-e5-small embeddings at which a pair the words miss still matches;
 # chosen on the odd-numbered pairs of the event-pair benchmark (F1 is flat from 0.80 to 0.84 there).
 SEMANTIC_THRESHOLD: Final = 0.82
-# Near-duplicate forecast events: token-set Jaccard at or above this.
-DUPLICATE_JACCARD: Final = 0.6
 _UNDATED: Final = 10**9
 
 
@@ -91,11 +89,6 @@ def _claims(text: str) -> Claims:
     return Claims(text)
 
 
-@functools.lru_cache(maxsize=65536)
-def _content(text: str) -> frozenset[str]:
-    return frozenset(tokenize(text))
-
-
 def pair_verdict(forecast_text: str, reference_text: str) -> str:
     """``"matched"`` or the reason the guards refuse the pair (module docstring)."""
     f_len, r_len = _claims(forecast_text).content_length, _claims(reference_text).content_length
@@ -111,13 +104,6 @@ def _verdict(forecast_text: str, reference_text: str) -> str:
     from grading.scoring.polarity import verdict
 
     return verdict(_claims(forecast_text), _claims(reference_text))
-
-
-def _near_duplicate(a: str, b: str) -> bool:
-    x, y = _content(a), _content(b)
-    if not x or not y:
-        return x == y
-    return len(x & y) / len(x | y) >= DUPLICATE_JACCARD
 
 
 class GuardedReferenceIndex(ReferenceIndex):
@@ -207,7 +193,7 @@ class GuardedReferenceIndex(ReferenceIndex):
                     if a in used_f or r in used_r:
                         continue
                     verdict = pair_verdict(texts[a], self._texts[r])
-                    if verdict == "matched" and any(_near_duplicate(texts[a], texts[b]) for b in used_f):
+                    if verdict == "matched" and any(near_duplicate(texts[a], texts[b]) for b in used_f):
                         verdict = "duplicate"
                     if verdict != "matched":
                         if (a, r) not in refused:

@@ -292,7 +292,14 @@ class QuestionGrader:
         if isinstance(self.outcome, str):
             grade["correct"] = judgement.verdicts[0].gold_index == 0
         verdicts: list[PredictionVerdict] = judgement.verdicts
-        s = score_open_ended(verdicts, n_gold, judge="llm" if self.judge.label == "llm" else "lexical")
+        # A list answer's near-duplicate events count once (an argument answer is one prediction).
+        texts = [str(e) for e in prediction["events"]] if "events" in prediction else None
+        s = score_open_ended(
+            verdicts,
+            n_gold,
+            judge="llm" if self.judge.label == "llm" else "lexical",
+            predictions=texts if texts is not None and len(texts) == len(verdicts) else None,
+        )
         grade["open_precision"], grade["open_recall"], grade["open_f1"] = s.precision, s.recall, s.f1
         grade["judge"] = self.judge.label
         details["lrae"] = {
