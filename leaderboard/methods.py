@@ -28,7 +28,12 @@ from mdit_py_plugins.anchors import anchors_plugin
 
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
+from grading.benchmarks import load_event_pairs
+from grading.scoring.guarded import GUARDED_MATCHER_VERSION
+from grading.scoring.guarded import SEMANTIC_THRESHOLD as GUARDED_SEMANTIC_THRESHOLD
 from grading.scoring.matchers import MATCHER_CATALOGUE
+from grading.scoring.multilingual import EMBEDDING_MODEL
+from grading.scoring.text import DUPLICATE_JACCARD
 from grading.scoring.matching import DEFAULT_RATIONALE, MatcherSettings
 from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
 from grading.scoring.relation import KL_EPSILON
@@ -129,6 +134,11 @@ def methods_context(*, html: bool) -> dict[str, Any]:
         "semantic_default": num(SEMANTIC_THRESHOLD, 2),
         "semantic_model": MODEL_NAME,
         "semantic_version": SEMANTIC_MATCHER_VERSION,
+        "guarded_version": GUARDED_MATCHER_VERSION,
+        "guarded_semantic_threshold": num(GUARDED_SEMANTIC_THRESHOLD, 2),
+        "guarded_model": EMBEDDING_MODEL,
+        "duplicate_jaccard": num(DUPLICATE_JACCARD, 1),
+        "benchmark_pairs": len(load_event_pairs()),
         "graph": {
             "depth": settings.HINDSIGHT_GRAPH_MIN_DEPTH,
             "events": settings.HINDSIGHT_GRAPH_MIN_EVENTS,

@@ -58,7 +58,10 @@ MATCHER_CATALOGUE: tuple[tuple[str, str, str], ...] = (
         WORLDREASONER_MATCHER_VERSION,
         "The public WorldReasoner evaluator reproduced: token sets of words longer than two letters, BM25 "
         "scaled by the best hindsight event for the forecast event, five BM25 candidates per hindsight "
-        "event, undated events pass the date gate, key events need magnitude x confidence >= 0.2.",
+        "event, undated events pass the date gate, key events need magnitude x confidence >= 0.2. Its flaws "
+        "are kept (one shared word reaches the threshold; no negation, direction or roles), except that "
+        "BM25 terms are summed in sorted order: the evaluator sums them in set order, which follows "
+        "PYTHONHASHSEED, so its grades could change from one process to the next.",
     ),
     (
         "semantic",
