@@ -69,7 +69,7 @@ def run_matcher(name: str, pairs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _cell(value: float | None) -> str:
-    return "–" if value is None else f"{value:.2f}"
+    return "-" if value is None else f"{value:.2f}"
 
 
 def table(results: dict[str, Any]) -> str:
@@ -82,12 +82,16 @@ def table(results: dict[str, Any]) -> str:
         cells = []
         for n in names:
             row = results[n][category]
-            if row["f1"] is not None or row["recall"] is not None and row["false_match_rate"] is None:
-                cells.append(f"F1 {_cell(row['f1'])}" if row["false_match_rate"] is not None else f"R {_cell(row['recall'])}")
-            else:
+            if row["false_match_rate"] is None:  # every pair is "match"
+                cells.append(f"R {_cell(row['recall'])}")
+            elif row["recall"] is None:  # every pair is "no match"
                 cells.append(f"FM {_cell(row['false_match_rate'])}")
+            else:
+                cells.append(f"F1 {_cell(row['f1'])}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    lines.append("| traps: false matches | " + " | ".join(_cell(results[n]["traps_false_match_rate"]) for n in names) + " |")
+    lines.append(
+        "| traps: false matches | " + " | ".join(_cell(results[n]["traps_false_match_rate"]) for n in names) + " |"
+    )
     return "\n".join(lines)
 
 

@@ -126,7 +126,9 @@ def forecast_overlay(*, forecast_graph: Any, grade_details: dict[str, Any], agen
     }
 
 
-def match_rows(*, forecast_graph: Any, grade_details: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def match_rows(
+    *, forecast_graph: Any, grade_details: dict[str, Any], events: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The grade's verdict on each pair of a forecast event and a reference event it considered:
     "matched", or why the guarded matcher refused it ("negated", "opposite direction", "duplicate"
     ...). Grades of the other matchers carry only their matches, each "matched"."""

@@ -26,18 +26,18 @@ from django.utils.html import escape
 from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 
+from grading.benchmarks import load_event_pairs
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
-from grading.benchmarks import load_event_pairs
 from grading.scoring.guarded import GUARDED_MATCHER_VERSION
 from grading.scoring.guarded import SEMANTIC_THRESHOLD as GUARDED_SEMANTIC_THRESHOLD
 from grading.scoring.matchers import MATCHER_CATALOGUE
-from grading.scoring.multilingual import EMBEDDING_MODEL
-from grading.scoring.text import DUPLICATE_JACCARD
 from grading.scoring.matching import DEFAULT_RATIONALE, MatcherSettings
+from grading.scoring.multilingual import EMBEDDING_MODEL
 from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
 from grading.scoring.relation import KL_EPSILON
 from grading.scoring.semantic import MODEL_NAME, SEMANTIC_MATCHER_VERSION, SEMANTIC_THRESHOLD
+from grading.scoring.text import DUPLICATE_JACCARD
 from ingestion.text import STOPWORDS
 from leaderboard import methods_examples
 from leaderboard.selectors.grade_keys import matcher_settings

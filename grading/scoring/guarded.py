@@ -109,9 +109,7 @@ def _verdict(forecast_text: str, reference_text: str) -> str:
 class GuardedReferenceIndex(ReferenceIndex):
     """One question's hindsight events under the ``guarded`` matcher."""
 
-    def __init__(
-        self, events: Iterable[Event], settings: MatcherSettings | None = None, *, question: str = ""
-    ) -> None:
+    def __init__(self, events: Iterable[Event], settings: MatcherSettings | None = None, *, question: str = "") -> None:
         every = list(events)
         super().__init__(every, settings or guarded_matcher_settings())
         outcome = " ".join(e.title for e in every if e.is_outcome and not e.rejected)

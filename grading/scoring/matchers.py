@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from grading.scoring.guarded import GUARDED_MATCHER_VERSION, GuardedReferenceIndex, guarded_matcher_settings
 from grading.scoring.matching import (
     DEFAULT_MATCHER_SETTINGS,
     MATCHER_VERSION,
@@ -17,7 +18,6 @@ from grading.scoring.matching import (
     MatcherSettings,
     ReasoningScore,
 )
-from grading.scoring.guarded import GUARDED_MATCHER_VERSION, GuardedReferenceIndex, guarded_matcher_settings
 from grading.scoring.reasoning import ReferenceIndex
 from grading.scoring.semantic import SEMANTIC_MATCHER_VERSION, SemanticReferenceIndex, semantic_matcher_settings
 from grading.scoring.worldreasoner import (

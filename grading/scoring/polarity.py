@@ -24,6 +24,7 @@ the similarity decides for it.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -32,6 +33,11 @@ from typing import Final
 from ingestion.text import STOPWORDS, tokenize
 
 __all__ = ["VERDICTS", "Claims", "claims", "named", "tokens_of", "verdict"]
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
 
 # Verdicts a matched or refused pair can carry (the forecast graph page shows them).
 VERDICTS: Final = (
@@ -48,10 +54,10 @@ VERDICTS: Final = (
 
 # Negation cues: any of these says the event did not (or will not) happen, and flips the claim.
 # Quoted text is left out ("the 'No to a 10 Million Switzerland' initiative" is a name).
-_NEGATION: Final = frozenset(
-    "not no never nor neither without cannot cant dont doesnt didnt wont isnt arent wasnt werent hasnt havent "
-    "denies deny denied cancel cancels cancelled canceled postpone postpones postponed delay delays delayed halt halts halted suspend suspends "
-    "suspended abandon abandons abandoned".split()
+_NEGATION: Final = _word_set(
+    "not no never nor neither without cannot cant dont doesnt didnt wont isnt arent wasnt werent "
+    "hasnt havent denies deny denied cancel cancels cancelled canceled postpone postpones postponed "
+    "delay delays delayed halt halts halted suspend suspends suspended abandon abandons abandoned"
 )
 # Two-word negation cues (tokens joined by a space): "refuses to sign" is a sign not done, while a
 # bare "refuses the truce" is a rejection (the assent axis below).
@@ -63,10 +69,10 @@ _NEGATION_PAIRS: Final = frozenset(
 _QUOTED: Final = re.compile(r"'[^']*'|\"[^\"]*\"|«[^»]*»|\u201c[^\u201d]*\u201d|\u2018[^\u2019]*\u2019")
 # Function words of the other languages titles come in, for the stuffing test only (a German
 # sentence is not a list of key words because it has no English "the").
-_FOREIGN_FUNCTION_WORDS: Final = frozenset(
-    "der die das den dem des ein eine einen einem und mit von zu zur zum im für auf aus nach bei "
-    "le la les l d de du un une et en au aux pour par sur avec dans "
-    "el los las lo y del al por con una en para su sus se".split()
+_FOREIGN_FUNCTION_WORDS: Final = _word_set(
+    "der die das den dem des ein eine einen einem und mit von zu zur zum im für auf aus nach bei le "
+    "la les l d de du un une et en au aux pour par sur avec dans el los las lo y del al por con una "
+    "en para su sus se"
 )
 
 # Axis -> (words with sign +1, words with sign -1[, words with sign 0]). Words are the tokenizer's
@@ -134,10 +140,10 @@ _US: Final = re.compile(r"\b(?:U\.S\.A?\.?|USA|United States(?: of America)?|Ame
 _STUFFED_TOKENS: Final = 12
 _STUFFED_FUNCTION_SHARE: Final = 0.05
 # Capitalised in titles but naming no one.
-_COMMON_CAPITALISED: Final = frozenset(
-    "chapter inc corp co ltd plc president minister prime court parliament senate house government ministry "
-    "company party city state states national international federal central bank january february march "
-    "april may june july august september october november december".split()
+_COMMON_CAPITALISED: Final = _word_set(
+    "chapter inc corp co ltd plc president minister prime court parliament senate house government "
+    "ministry company party city state states national international federal central bank january "
+    "february march april may june july august september october november december"
 )
 # Same sentence, other actor or place: the words other than names overlap at least this much.
 _SAME_FRAME: Final = 0.8
@@ -192,7 +198,7 @@ class Claims:
         text = _US.sub("US", text)
         tokens = tokenize(text, drop_stopwords=False)
         unquoted = tokenize(_QUOTED.sub(" ", text), drop_stopwords=False)
-        pairs = {f"{a} {b}" for a, b in zip(unquoted, unquoted[1:], strict=False)}
+        pairs = {f"{a} {b}" for a, b in itertools.pairwise(unquoted)}
         flips = sum(1 for t in unquoted if t in _NEGATION) + len(pairs & _NEGATION_PAIRS)
         self.negated: bool = flips % 2 == 1
         # Each axis's first and last word in the sentence: "signs an order to withdraw" signs

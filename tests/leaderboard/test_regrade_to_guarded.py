@@ -13,7 +13,15 @@ from grading.scoring.guarded import GUARDED_MATCHER_VERSION
 from grading.scoring.matching import MATCHER_VERSION
 from leaderboard.models import Agent, Grade
 from leaderboard.services.grade_runs import grade_question
-from tests.leaderboard.grading_support import RefEvent, add_forecast, articles, day, make_question, make_reference, resolve
+from tests.leaderboard.grading_support import (
+    RefEvent,
+    add_forecast,
+    articles,
+    day,
+    make_question,
+    make_reference,
+    resolve,
+)
 
 pytestmark = pytest.mark.django_db
 

@@ -17,9 +17,7 @@ def day(n: int) -> dt.date:
 
 
 def _ref(id_: str, title: str, n: int, magnitude: float = 0.0, confidence: float = 0.9) -> Event:
-    return Event(
-        id=id_, title=title, date=day(n), magnitude=magnitude, confidence=confidence, has_impact=magnitude > 0
-    )
+    return Event(id=id_, title=title, date=day(n), magnitude=magnitude, confidence=confidence, has_impact=magnitude > 0)
 
 
 REFERENCE = [

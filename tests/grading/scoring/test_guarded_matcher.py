@@ -58,7 +58,9 @@ def test_a_paraphrase_or_another_language_matches(forecast: str) -> None:
 
 def test_stuffed_titles_and_one_word_events_match_nothing() -> None:
     reference = "Drevia and Kastor sign the ceasefire agreement in Solbad"
-    stuffed = "Drevia Kastor ceasefire agreement sign draft parliament approves envoy talks Solbad monitors deploy river"
+    stuffed = (
+        "Drevia Kastor ceasefire agreement sign draft parliament approves envoy talks Solbad monitors deploy river"
+    )
     assert verdict_of(reference, stuffed) == (False, ["stuffed"])
     assert verdict_of(reference, "ceasefire")[0] is False
 
