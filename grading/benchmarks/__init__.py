@@ -21,6 +21,7 @@ CATEGORIES: Final = (
     "one_word",
     "other_language",
     "unrelated",
+    "same_story",
 )
 
 

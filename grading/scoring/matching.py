@@ -175,7 +175,7 @@ def select_key_events(events: Iterable[Event], top_k: int = 5, *, about: str | N
     candidates = [e for e in every if e.has_impact and not e.rejected and not e.is_outcome]
     relevance: dict[str, float] = {}
     if about is not None:
-        from grading.scoring.polarity import named, tokens_of  # the word rules live there
+        from grading.scoring.polarity import named, shares_name, tokens_of  # the word rules live there
 
         target = tokens_of(about)
         names = {e.id: named(f"{e.title} {e.description}") for e in every if not e.rejected}
@@ -183,7 +183,7 @@ def select_key_events(events: Iterable[Event], top_k: int = 5, *, about: str | N
         for e in candidates:
             text = f"{e.title} {e.description}"
             elsewhere = spoken.union(*(names[o] for o in names if o != e.id))
-            off_topic = bool(named(text, first_word=False)) and not names[e.id] & elsewhere
+            off_topic = bool(named(text, first_word=False)) and not shares_name(names[e.id], elsewhere)
             relevance[e.id] = -1.0 if off_topic else token_f1(tokens_of(text), target)
         candidates = [e for e in candidates if relevance[e.id] >= 0.0]
     candidates.sort(

@@ -75,5 +75,7 @@ def embedding_cache() -> EmbeddingCache:
 
 
 def embed(texts: Sequence[str]) -> FloatArray:
-    """Normalised embeddings of ``texts`` through the process-wide cache."""
-    return embedding_cache().vectors(texts)
+    """Normalised embeddings of ``texts`` through the process-wide cache. Runs of white space become
+    one space and the ends are trimmed first: the model reads a trailing space as a token of its own
+    (a title with an empty description would not be its own nearest text)."""
+    return embedding_cache().vectors([" ".join(t.split()) for t in texts])

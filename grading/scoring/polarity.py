@@ -27,12 +27,12 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Final
 
 from ingestion.text import STOPWORDS, tokenize
 
-__all__ = ["VERDICTS", "Claims", "claims", "named", "tokens_of", "verdict"]
+__all__ = ["VERDICTS", "Claims", "claims", "named", "shares_name", "tokens_of", "verdict"]
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -332,6 +332,12 @@ def named(text: str, *, first_word: bool = True) -> frozenset[str]:
     left out (``first_word=False``) to see whether the text names anyone for certain."""
     c = Claims(text)
     return frozenset(n for n, start, _ in c.names if (start or first_word) and n not in _COMMON_CAPITALISED)
+
+
+def shares_name(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Whether two sets of names (:func:`named`) share an actor, demonyms included (Drevia, Drevian)."""
+    others = list(b)
+    return any(_same_name(x, y) for x in a for y in others)
 
 
 def tokens_of(text: str) -> list[str]:
