@@ -67,6 +67,9 @@ def test_switching_to_the_guarded_default_regrades_and_shows_verdicts(agent: Age
     verdicts = {(v[0], v[1]): v[3] for v in after.details["reasoning"]["verdicts"]}
     assert "opposite direction" in verdicts.values() and "matched" in verdicts.values()
 
+    history = Client().get(f"/forecasts/{forecast.pk}/").content.decode()
+    assert "matcher hybrid (threshold 0.45) → guarded (threshold 0.45)" in history
+
     page = Client().get(f"/forecasts/{forecast.pk}/graph/")
     assert page.status_code == 200
     html = page.content.decode()
