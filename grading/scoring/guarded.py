@@ -63,6 +63,9 @@ GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-e5-polarity/1.0"
 # chosen on the odd-numbered pairs of the event-pair benchmark (best F1 there, tied with 0.84; other
 # events of the same story reach 0.8 to 0.92, so a lower threshold takes them for paraphrases).
 SEMANTIC_THRESHOLD: Final = 0.87
+# Characters of an event's text that are embedded (the title and the start of the description): the
+# event is said there, and a 10,000-character description would cost the model fifty times as much.
+EMBEDDED_CHARS: Final = 300
 _UNDATED: Final = 10**9
 
 
@@ -120,7 +123,7 @@ class GuardedReferenceIndex(ReferenceIndex):
 
     def _reference_vectors(self) -> FloatArray:
         if self._ref_vectors is None:
-            self._ref_vectors = embed(self._texts)
+            self._ref_vectors = embed([t[:EMBEDDED_CHARS] for t in self._texts])
         return self._ref_vectors
 
     def similarity_rows(self, forecasts: Sequence[Sequence[Event]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,7 +132,8 @@ class GuardedReferenceIndex(ReferenceIndex):
         The similarity is the hybrid one where it reaches the threshold; elsewhere, for a pair
         inside the date window, the embeddings' cosine when it reaches ``SEMANTIC_THRESHOLD``,
         mapped linearly onto [threshold, 1] (so either route ranks on one scale). Only forecast
-        events with such a pair are embedded (stuffed and one-word events never are).
+        events with such a pair are embedded (stuffed and one-word events never are, nor events too
+        long to match any reference event), and only their first ``EMBEDDED_CHARS`` characters.
         """
         s = self.settings
         score, rs, tok = self._similarity_rows(forecasts)
@@ -138,13 +142,14 @@ class GuardedReferenceIndex(ReferenceIndex):
         )
         window = np.abs(f_dates[:, None] - self._dates[None, :]) <= s.date_window_days
         texts = [_event_text(e, s.text_fields) for events in forecasts for e in events]
+        longest = max((_claims(t).content_length for t in self._texts), default=0)
         rows = [
             i
             for i in np.flatnonzero((window & (score < s.threshold - SCORE_TOLERANCE)).any(axis=1)).tolist()
-            if not _claims(texts[i]).stuffed and _claims(texts[i]).content_length > 1
+            if not _claims(texts[i]).stuffed and 1 < _claims(texts[i]).content_length <= 2 * longest + 4
         ]
         if rows:
-            cosine = embed([texts[i] for i in rows]) @ self._reference_vectors().T
+            cosine = embed([texts[i][:EMBEDDED_CHARS] for i in rows]) @ self._reference_vectors().T
             lifted = s.threshold + (cosine - SEMANTIC_THRESHOLD) / (1.0 - SEMANTIC_THRESHOLD) * (1.0 - s.threshold)
             lifted = np.where(cosine >= SEMANTIC_THRESHOLD, lifted, 0.0)
             score[rows] = np.maximum(score[rows], np.minimum(lifted, 1.0))
