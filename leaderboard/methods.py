@@ -29,7 +29,7 @@ from mdit_py_plugins.anchors import anchors_plugin
 from grading.benchmarks import load_event_pairs
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
-from grading.scoring.guarded import GUARDED_MATCHER_VERSION
+from grading.scoring.guarded import EMBEDDED_CHARS, GUARDED_MATCHER_VERSION
 from grading.scoring.guarded import SEMANTIC_THRESHOLD as GUARDED_SEMANTIC_THRESHOLD
 from grading.scoring.matchers import MATCHER_CATALOGUE
 from grading.scoring.matching import DEFAULT_RATIONALE, MatcherSettings
@@ -137,6 +137,7 @@ def methods_context(*, html: bool) -> dict[str, Any]:
         "guarded_version": GUARDED_MATCHER_VERSION,
         "guarded_semantic_threshold": num(GUARDED_SEMANTIC_THRESHOLD, 2),
         "guarded_model": EMBEDDING_MODEL,
+        "guarded_embedded_chars": EMBEDDED_CHARS,
         "duplicate_jaccard": num(DUPLICATE_JACCARD, 1),
         "benchmark_pairs": len(load_event_pairs()),
         "graph": {
