@@ -18,8 +18,9 @@ and small word lists; none needs a model. :func:`verdict` compares two texts and
 ``different quantity``
     Both sides state numbers and share none of them: "rises 18%" vs "rises 2%".
 
-The word lists are English; a sentence in another language carries none of these cues, so only
-the similarity decides for it.
+The word lists are English, with the plain negations of German, French and Spanish (*nicht*, *kein*,
+*pas*, *jamais*, *no*, *nunca*); a sentence in another language carries no direction cue, so the
+similarity decides the rest for it.
 """
 
 from __future__ import annotations
@@ -57,7 +58,9 @@ VERDICTS: Final = (
 _NEGATION: Final = _word_set(
     "not no never nor neither without cannot cant dont doesnt didnt wont isnt arent wasnt werent "
     "hasnt havent denies deny denied cancel cancels cancelled canceled postpone postpones postponed "
-    "delay delays delayed halt halts halted suspend suspends suspended abandon abandons abandoned"
+    "delay delays delayed halt halts halted suspend suspends suspended abandon abandons abandoned "
+    # the plain negations of the other languages titles come in (Spanish "no" is above)
+    "nicht kein keine keinen keiner nie niemals pas jamais nunca jamás"
 )
 # Two-word negation cues (tokens joined by a space): "refuses to sign" is a sign not done, while a
 # bare "refuses the truce" is a rejection (the assent axis below).
