@@ -32,6 +32,7 @@ def verdict_of(reference: str, forecast: str) -> tuple[bool, list[str]]:
         ("Brazil wins the World Cup final against France", "Brazil loses the World Cup final against France", "opposite direction"),
         ("The prime minister resigns", "The prime minister refuses to resign", "negated"),
         ("Israel and Hamas sign the ceasefire deal in Doha", "Israel and Hamas do not sign the ceasefire deal in Doha", "negated"),
+        ("Israel and Hezbollah sign the ceasefire", "Israel und die Hisbollah unterzeichnen die Waffenruhe nicht", "negated"),
         ("Apple sues Samsung over patents", "Samsung sues Apple over patents", "swapped roles"),
         ("South Korea's KOSPI index rises by 18%", "South Korea's KOSPI index rises by 2%", "different quantity"),
         ("Texaco files for Chapter 11 bankruptcy protection", "Continental Airlines files for Chapter 11 bankruptcy protection", "other actor"),
