@@ -32,7 +32,6 @@ def verdict_of(reference: str, forecast: str) -> tuple[bool, list[str]]:
         ("Brazil wins the World Cup final against France", "Brazil loses the World Cup final against France", "opposite direction"),
         ("The prime minister resigns", "The prime minister refuses to resign", "negated"),
         ("Israel and Hamas sign the ceasefire deal in Doha", "Israel and Hamas do not sign the ceasefire deal in Doha", "negated"),
-        ("Israel and Hezbollah sign the ceasefire", "Israel und die Hisbollah unterzeichnen die Waffenruhe nicht", "negated"),
         ("Apple sues Samsung over patents", "Samsung sues Apple over patents", "swapped roles"),
         ("South Korea's KOSPI index rises by 18%", "South Korea's KOSPI index rises by 2%", "different quantity"),
         ("Texaco files for Chapter 11 bankruptcy protection", "Continental Airlines files for Chapter 11 bankruptcy protection", "other actor"),
@@ -55,6 +54,15 @@ def test_a_similar_sentence_that_claims_otherwise_does_not_match(reference: str,
 def test_a_paraphrase_or_another_language_matches(forecast: str) -> None:
     matched, verdicts = verdict_of("Texaco files for Chapter 11 bankruptcy protection", forecast)
     assert matched and verdicts == ["matched"]
+
+
+def test_a_negation_in_another_language_does_not_match() -> None:
+    reference = "Trump signs an executive order directing the U.S. to withdraw from the World Health Organization."
+    assert verdict_of(
+        reference, "Trump unterzeichnet ein Dekret zum Austritt der USA aus der Weltgesundheitsorganisation"
+    )[0]
+    negated = "Trump unterzeichnet kein Dekret zum Austritt der USA aus der Weltgesundheitsorganisation"
+    assert verdict_of(reference, negated) == (False, ["negated"])
 
 
 def test_stuffed_titles_and_one_word_events_match_nothing() -> None:
