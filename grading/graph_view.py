@@ -33,30 +33,41 @@ def _day(value: Any) -> str | None:
     return None
 
 
-def key_event_ids(events: list[dict[str, Any]], top_k: int) -> set[int]:
-    """Ids of the events the reasoning grade counts as key: the same selection grading makes."""
+def key_event_ids(events: list[dict[str, Any]], top_k: int, about: str | None = None) -> set[int]:
+    """Ids of the events the reasoning grade counts as key: the same selection grading makes
+    (``about``: the question's title when the matcher chooses key events by relevance)."""
+    if about is not None:
+        about = " ".join([about, *(e["title"] for e in events if e.get("is_outcome") and not e["rejected"])])
     chosen = select_key_events(
         [
             Event(
                 id=str(e["id"]),
                 title=e["title"],
+                description=e.get("description") or "",
                 date=e["date"],
                 magnitude=(e["impact"] or {}).get("magnitude"),
                 confidence=(e["impact"] or {}).get("confidence"),
                 has_impact=e["impact"] is not None,
                 rejected=e["rejected"],
+                is_outcome=bool(e.get("is_outcome")),
             )
             for e in events
         ],
         top_k,
+        about=about,
     )
     return {int(e.id) for e in chosen}
 
 
 def graph_payload(
-    *, events: list[dict[str, Any]], links: list[dict[str, Any]], outcome_text: str, top_k: int
+    *,
+    events: list[dict[str, Any]],
+    links: list[dict[str, Any]],
+    outcome_text: str,
+    top_k: int,
+    about: str | None = None,
 ) -> dict[str, Any]:
-    keys = key_event_ids(events, top_k)
+    keys = key_event_ids(events, top_k, about)
     nodes = [
         {
             "id": f"e{e['id']}",
@@ -113,3 +124,32 @@ def forecast_overlay(*, forecast_graph: Any, grade_details: dict[str, Any], agen
         "matched_key_events": [f"e{k}" for k in reasoning.get("matched_key_events") or []],
         "graded": bool(reasoning),
     }
+
+
+def match_rows(
+    *, forecast_graph: Any, grade_details: dict[str, Any], events: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The grade's verdict on each pair of a forecast event and a reference event it considered:
+    "matched", or why the guarded matcher refused it ("negated", "opposite direction", "duplicate"
+    ...). Grades of the other matchers carry only their matches, each "matched"."""
+    raw = forecast_graph.get("events") if isinstance(forecast_graph, dict) else None
+    forecast_titles = {
+        str(item.get("id")): str(item.get("title") or "") for item in raw or [] if isinstance(item, dict)
+    }
+    reference_titles = {str(e["id"]): e["title"] for e in events}
+    reference_keys = {str(e["id"]): e.get("key", e["id"]) for e in events}
+    reasoning = grade_details.get("reasoning") or {}
+    verdicts = reasoning.get("verdicts")
+    if not isinstance(verdicts, list):
+        verdicts = [[m[0], m[1], m[2], "matched"] for m in reasoning.get("matches") or [] if isinstance(m, list)]
+    return [
+        {
+            "forecast": forecast_titles.get(str(v[0]), str(v[0])),
+            "reference": reference_titles.get(str(v[1]), str(v[1])),
+            "reference_key": reference_keys.get(str(v[1]), str(v[1])),
+            "score": v[2],
+            "verdict": str(v[3]),
+        }
+        for v in verdicts
+        if isinstance(v, list) and len(v) >= 4
+    ]

@@ -182,6 +182,8 @@ def hindsight_context(request: HttpRequest, question: Question) -> dict[str, Any
         links=view.links,
         outcome_text=view.question["outcome_text"],
         top_k=settings.HINDSIGHT_KEY_EVENTS_TOP_K,
+        # The guarded matcher breaks key-event ties on relevance to the question: draw the same ones.
+        about=question.title if settings.HINDSIGHT_MATCHER == "guarded" else None,
     )
     return {
         "question": question,

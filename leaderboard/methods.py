@@ -26,16 +26,21 @@ from django.utils.html import escape
 from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 
+from grading.benchmarks import load_event_pairs
 from grading.builders import linking as graph_linking
 from grading.builders import story as graph_story
 from grading.builders.offline import HISTORY_DAYS, HISTORY_MAX_ARTICLES
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
+from grading.scoring.guarded import EMBEDDED_CHARS, GUARDED_MATCHER_VERSION
+from grading.scoring.guarded import SEMANTIC_THRESHOLD as GUARDED_SEMANTIC_THRESHOLD
 from grading.scoring.matchers import MATCHER_CATALOGUE
 from grading.scoring.matching import DEFAULT_RATIONALE, MatcherSettings
+from grading.scoring.multilingual import EMBEDDING_MODEL
 from grading.scoring.open_ended import DEFAULT_LEXICAL_THRESHOLD
 from grading.scoring.relation import KL_EPSILON
 from grading.scoring.semantic import MODEL_NAME, SEMANTIC_MATCHER_VERSION, SEMANTIC_THRESHOLD
+from grading.scoring.text import DUPLICATE_JACCARD
 from ingestion.text import STOPWORDS
 from leaderboard import methods_examples
 from leaderboard.selectors.grade_keys import matcher_settings
@@ -132,6 +137,12 @@ def methods_context(*, html: bool) -> dict[str, Any]:
         "semantic_default": num(SEMANTIC_THRESHOLD, 2),
         "semantic_model": MODEL_NAME,
         "semantic_version": SEMANTIC_MATCHER_VERSION,
+        "guarded_version": GUARDED_MATCHER_VERSION,
+        "guarded_semantic_threshold": num(GUARDED_SEMANTIC_THRESHOLD, 2),
+        "guarded_model": EMBEDDING_MODEL,
+        "guarded_embedded_chars": EMBEDDED_CHARS,
+        "duplicate_jaccard": num(DUPLICATE_JACCARD, 1),
+        "benchmark_pairs": len(load_event_pairs()),
         "graph": {
             "depth": settings.HINDSIGHT_GRAPH_MIN_DEPTH,
             "events": settings.HINDSIGHT_GRAPH_MIN_EVENTS,

@@ -7,8 +7,9 @@ reproduced, :mod:`grading.scoring.worldreasoner`) and ``semantic`` (embeddings,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from grading.scoring.guarded import GUARDED_MATCHER_VERSION, GuardedReferenceIndex, guarded_matcher_settings
 from grading.scoring.matching import (
     DEFAULT_MATCHER_SETTINGS,
     MATCHER_VERSION,
@@ -18,17 +19,37 @@ from grading.scoring.matching import (
     ReasoningScore,
 )
 from grading.scoring.reasoning import ReferenceIndex
-from grading.scoring.semantic import SEMANTIC_MATCHER_VERSION, SemanticReferenceIndex
-from grading.scoring.worldreasoner import WORLDREASONER_MATCHER_VERSION, WorldReasonerIndex
+from grading.scoring.semantic import SEMANTIC_MATCHER_VERSION, SemanticReferenceIndex, semantic_matcher_settings
+from grading.scoring.worldreasoner import (
+    WORLDREASONER_MATCHER_VERSION,
+    WorldReasonerIndex,
+    worldreasoner_matcher_settings,
+)
 
-__all__ = ["MATCHER_CATALOGUE", "build_reference_index", "score_events"]
+__all__ = ["MATCHER_CATALOGUE", "MATCHER_SETTINGS", "build_reference_index", "score_events"]
+
+# Each matcher's default settings, by name.
+MATCHER_SETTINGS: dict[str, Callable[[], MatcherSettings]] = {
+    "guarded": guarded_matcher_settings,
+    "hybrid": lambda: MatcherSettings(matcher="hybrid", version=MATCHER_VERSION),
+    "worldreasoner": worldreasoner_matcher_settings,
+    "semantic": semantic_matcher_settings,
+}
 
 # (name, version, what it does): the methods page lists these.
 MATCHER_CATALOGUE: tuple[tuple[str, str, str], ...] = (
     (
+        "guarded",
+        GUARDED_MATCHER_VERSION,
+        "The default. hybrid's similarity, threshold and date gate, and a pair matches only when both "
+        "sentences agree in polarity, direction (rise/fall, approve/reject, win/lose, sign/withdraw, "
+        "resign/stay), roles and stated numbers; a long stuffed title or a one-word event matches nothing; "
+        "near-duplicate forecast events match once; key events tie on relevance to the question.",
+    ),
+    (
         "hybrid",
         MATCHER_VERSION,
-        "The default. 0.6 x BM25 scaled by the score of a perfect match to the hindsight event + 0.4 x token "
+        "For comparison (the default before guarded). 0.6 x BM25 scaled by the score of a perfect match to the hindsight event + 0.4 x token "
         "F1 over the project's tokens (function words dropped; direction, negation and sequence words kept); "
         "undated events never match.",
     ),
@@ -37,7 +58,10 @@ MATCHER_CATALOGUE: tuple[tuple[str, str, str], ...] = (
         WORLDREASONER_MATCHER_VERSION,
         "The public WorldReasoner evaluator reproduced: token sets of words longer than two letters, BM25 "
         "scaled by the best hindsight event for the forecast event, five BM25 candidates per hindsight "
-        "event, undated events pass the date gate, key events need magnitude x confidence >= 0.2.",
+        "event, undated events pass the date gate, key events need magnitude x confidence >= 0.2. Its flaws "
+        "are kept (one shared word reaches the threshold; no negation, direction or roles), except that "
+        "BM25 terms are summed in sorted order: the evaluator sums them in set order, which follows "
+        "PYTHONHASHSEED, so its grades could change from one process to the next.",
     ),
     (
         "semantic",
@@ -49,13 +73,16 @@ MATCHER_CATALOGUE: tuple[tuple[str, str, str], ...] = (
 
 
 def build_reference_index(
-    events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS
+    events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS, *, question: str = ""
 ) -> MatcherIndex:
-    """The index of ``settings.matcher`` over a question's hindsight events."""
+    """The index of ``settings.matcher`` over a question's hindsight events; ``question`` (its title)
+    breaks key-event ties by relevance under the guarded matcher."""
     if settings.matcher == "semantic":
         return SemanticReferenceIndex(events, settings)
     if settings.matcher == "worldreasoner":
         return WorldReasonerIndex(events, settings)
+    if settings.matcher == "guarded":
+        return GuardedReferenceIndex(events, settings, question=question)
     return ReferenceIndex(events, settings)
 
 

@@ -13,6 +13,10 @@ Counting (docs/methods.md reads the paper's "number of correct predictions" as d
 * a stage-1 match to a label already matched by an earlier prediction is a **duplicate**: it is not
   false (so not FP, and not sent to stage 2) and does not add a TP; it is excluded from the
   counts and reported as ``duplicates``;
+* so is a prediction that repeats an earlier one of the same forecast (``repeat``, set by
+  :func:`score_open_ended` from the prediction texts with
+  :func:`grading.scoring.text.near_duplicate`), whatever the judge said of it: four wordings of one
+  event count once, so repetition can neither add TPs against similar gold events nor dilute FPs;
 * ``MTP`` = unmatched predictions that stage 2 found supported; ``FP`` = the other unmatched ones
   (including those stage 2 did not judge, ``supported is None``).
 
@@ -32,11 +36,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from grading.scoring.aggregate import macro_average, safe_ratio
-from grading.scoring.text import token_f1
+from grading.scoring.text import repeats, token_f1
 from ingestion.text import tokenize
 
 __all__ = [
@@ -170,6 +174,8 @@ class PredictionVerdict:
 
     gold_index: int | None
     supported: bool | None = None
+    # A near-duplicate of an earlier prediction of the same forecast: counted once, as a duplicate.
+    repeat: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +207,9 @@ def count_verdicts(verdicts: Sequence[PredictionVerdict], n_gold: int) -> OpenEn
     mtp = fp = duplicates = 0
     for verdict in verdicts:
         index = verdict.gold_index
-        if index is not None:
+        if verdict.repeat:
+            duplicates += 1
+        elif index is not None:
             if not 0 <= index < n_gold:
                 raise ValueError(f"gold_index {index} out of range for {n_gold} gold labels")
             if index in matched:
@@ -220,8 +228,25 @@ def _f1(p: float, r: float) -> float:
     return safe_ratio(2 * p * r, p + r)
 
 
-def score_open_ended(verdicts: Sequence[PredictionVerdict], n_gold: int, judge: Judge = "llm") -> OpenEndedScore:
-    """LRAE P/R/F1 (formula 2) and the without-retrieval P/R/F1 (formula 1), fractions in [0, 1]."""
+def score_open_ended(
+    verdicts: Sequence[PredictionVerdict],
+    n_gold: int,
+    judge: Judge = "llm",
+    *,
+    predictions: Sequence[str] | None = None,
+) -> OpenEndedScore:
+    """LRAE P/R/F1 (formula 2) and the without-retrieval P/R/F1 (formula 1), fractions in [0, 1].
+
+    With the ``predictions`` the verdicts are about, a prediction that repeats an earlier one
+    (:func:`grading.scoring.text.near_duplicate`) counts once: it is a duplicate whatever the judge
+    said, so four wordings of one event earn what one does."""
+    if predictions is not None:
+        if len(predictions) != len(verdicts):
+            raise ValueError(f"{len(predictions)} predictions for {len(verdicts)} verdicts")
+        verdicts = [
+            replace(verdict, repeat=True) if repeat else verdict
+            for verdict, repeat in zip(verdicts, repeats(predictions), strict=True)
+        ]
     c = count_verdicts(verdicts, n_gold)
     hits = c.tp + c.mtp
     p = safe_ratio(hits, hits + c.fp)

@@ -2,7 +2,8 @@
 
 ``token_f1 = 2 * overlap / (len(pred) + len(gold))`` where ``overlap`` counts shared tokens with
 multiplicity; it is 0 when either side has no tokens. Tokens come from the project's one tokenizer,
-:func:`ingestion.text.tokenize` (pure, like this module).
+:func:`ingestion.text.tokenize` (pure, like this module). :func:`near_duplicate` is the one rule for
+"the same event written twice", used by the guarded matcher and by open-ended scoring.
 """
 
 from __future__ import annotations
@@ -10,7 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-__all__ = ["token_f1"]
+from ingestion.text import tokenize
+
+__all__ = ["DUPLICATE_JACCARD", "near_duplicate", "repeats", "token_f1"]
+
+# Two event texts whose token sets overlap this much (Jaccard) say the same thing twice.
+DUPLICATE_JACCARD = 0.6
 
 
 def token_f1(predicted: Sequence[str], gold: Sequence[str]) -> float:
@@ -19,3 +25,24 @@ def token_f1(predicted: Sequence[str], gold: Sequence[str]) -> float:
         return 0.0
     overlap = sum((Counter(predicted) & Counter(gold)).values())
     return 2.0 * overlap / (len(predicted) + len(gold))
+
+
+def near_duplicate(a: str, b: str) -> bool:
+    """Whether two event texts are the same words give or take a few: token-set Jaccard of the
+    project's tokens at least :data:`DUPLICATE_JACCARD` (two texts without tokens are duplicates)."""
+    x, y = set(tokenize(a)), set(tokenize(b))
+    if not x or not y:
+        return x == y
+    return len(x & y) / len(x | y) >= DUPLICATE_JACCARD
+
+
+def repeats(texts: Sequence[str]) -> list[bool]:
+    """For each text, whether it is a near-duplicate of an earlier one (the first of a group is not)."""
+    out: list[bool] = []
+    kept: list[str] = []
+    for text in texts:
+        repeat = any(near_duplicate(text, k) for k in kept)
+        out.append(repeat)
+        if not repeat:
+            kept.append(text)
+    return out

@@ -17,6 +17,12 @@ BM25
     token sets: every term frequency is 1 and a document's length is its number of distinct
     tokens. A query with no tokens, or documents whose mean length is 0, score 0 everywhere.
 
+    The terms of a query are summed in sorted order. The evaluator sums them in the iteration order
+    of a Python set, which depends on ``PYTHONHASHSEED``: the last bit of a score, and with it
+    which of two tied pairs is matched, then changes from one process to the next (it matched
+    different pairs for 9 of 300 forecasts between two seeds). The sorted order is one of the
+    orders the evaluator can take, so every result here is one the evaluator gives in some process.
+
 Scaling ("BM25-RS")
     A forecast event's scores against the hindsight events, **outcome nodes included**, are divided
     by the largest of them (all 0 when that is not positive). The best candidate of every forecast
@@ -128,7 +134,9 @@ def bm25_scores(
     for doc in docs:
         norm = k1 * (1 - b + b * len(doc) / avgdl)
         score = 0.0
-        for term in query:
+        # Terms in sorted order: summing over the set itself would follow its iteration order, which
+        # depends on PYTHONHASHSEED, and change the last bit of a score (and so a tie) per process.
+        for term in sorted(query):
             if term in doc:
                 idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
                 score += idf * (k1 + 1) / (1 + norm)

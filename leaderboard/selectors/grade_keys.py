@@ -20,6 +20,7 @@ from django.db.models import Exists, OuterRef
 
 from grading.models import HindsightEvent, HindsightGraph
 from grading.scoring import GRADER_VERSION
+from grading.scoring.guarded import guarded_matcher_settings
 from grading.scoring.matching import MatcherSettings
 from grading.scoring.semantic import semantic_matcher_settings
 from grading.scoring.worldreasoner import worldreasoner_matcher_settings
@@ -35,6 +36,14 @@ def matcher_settings() -> MatcherSettings:
     if settings.HINDSIGHT_MATCHER == "semantic":
         return semantic_matcher_settings(
             threshold=settings.HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD,
+            date_window_days=settings.HINDSIGHT_MATCHER_DATE_WINDOW_DAYS,
+            top_k=settings.HINDSIGHT_KEY_EVENTS_TOP_K,
+        )
+    if settings.HINDSIGHT_MATCHER == "guarded":
+        return guarded_matcher_settings(
+            bm25_weight=settings.HINDSIGHT_MATCHER_BM25_WEIGHT,
+            token_f1_weight=settings.HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT,
+            threshold=settings.HINDSIGHT_MATCHER_THRESHOLD,
             date_window_days=settings.HINDSIGHT_MATCHER_DATE_WINDOW_DAYS,
             top_k=settings.HINDSIGHT_KEY_EVENTS_TOP_K,
         )

@@ -117,6 +117,7 @@ class QuestionGrader:
                     for e in reference.events
                 ],
                 matcher,
+                question=question.title,
             )
         self.options = question_options(question)
         self.market = MarketSeries(question) if question.type in ("binary", "multiple_choice") else None
@@ -291,7 +292,14 @@ class QuestionGrader:
         if isinstance(self.outcome, str):
             grade["correct"] = judgement.verdicts[0].gold_index == 0
         verdicts: list[PredictionVerdict] = judgement.verdicts
-        s = score_open_ended(verdicts, n_gold, judge="llm" if self.judge.label == "llm" else "lexical")
+        # A list answer's near-duplicate events count once (an argument answer is one prediction).
+        texts = [str(e) for e in prediction["events"]] if "events" in prediction else None
+        s = score_open_ended(
+            verdicts,
+            n_gold,
+            judge="llm" if self.judge.label == "llm" else "lexical",
+            predictions=texts if texts is not None and len(texts) == len(verdicts) else None,
+        )
         grade["open_precision"], grade["open_recall"], grade["open_f1"] = s.precision, s.recall, s.f1
         grade["judge"] = self.judge.label
         details["lrae"] = {
@@ -362,3 +370,5 @@ class QuestionGrader:
             "matched_key_events": list(r.matched_key_event_ids),
             "matches": [[m.forecast_id, m.reference_id, round(m.score, 4), m.day_diff] for m in r.matches],
         }
+        if r.verdicts:  # the guarded matcher's verdict on every pair it considered
+            grade["details"]["reasoning"]["verdicts"] = [[f, ref, round(sim, 4), v] for f, ref, sim, v in r.verdicts]

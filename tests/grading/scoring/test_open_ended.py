@@ -239,3 +239,22 @@ def test_perfect_prediction_scores_best(gold: list[str]) -> None:
     perfect = score_open_ended([PredictionVerdict(i) for i in range(len(gold))], len(gold))
     assert (perfect.precision, perfect.recall, perfect.f1) == (1.0, 1.0, 1.0)
     assert perfect.f1_without_retrieval == 1.0
+
+
+def test_repeated_predictions_count_once() -> None:
+    # Four wordings of one event that a lenient judge matched to four similar gold events.
+    predictions = [
+        "The central bank raises interest rates",
+        "Central bank raises interest rates",
+        "The central bank raises its interest rates",
+        "central bank raises rates",
+        "Parliament passes the budget",
+    ]
+    verdicts = [PredictionVerdict(gold_index=i) for i in range(4)] + [PredictionVerdict(gold_index=None)]
+    naive = score_open_ended(verdicts, 5, "lexical")
+    assert (naive.counts.tp, naive.precision) == (4, 0.8)
+    counted = score_open_ended(verdicts, 5, "lexical", predictions=predictions)
+    assert (counted.counts.tp, counted.counts.duplicates, counted.counts.fp) == (1, 3, 1)
+    assert (counted.precision, counted.recall) == (0.5, 0.2)
+    with pytest.raises(ValueError, match="4 predictions for 5 verdicts"):
+        score_open_ended(verdicts, 5, "lexical", predictions=predictions[:4])

@@ -8,9 +8,12 @@ from tests.purity import ROOT, assert_imports_without_django, assert_sources_do_
 MODULES = [
     "aggregate",
     "evidence",
+    "guarded",
     "matchers",
+    "multilingual",
     "open_ended",
     "outcome",
+    "polarity",
     "reasoning",
     "relation",
     "text",
