@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from django.db import transaction
 from django.db.models import Count, Max, Min
 
-from ingestion.archives import ArchiveItem, RejectedLine, parse_line
+from ingestion.archives import ArchiveItem, RejectedLine, archive_lines, parse_line
 from ingestion.canonical import normalise_for_hash
 from ingestion.models import Article, Source
 
@@ -273,3 +273,22 @@ def _describe_source(
     Source.objects.filter(pk=source.pk).update(options=options)
     source.options = options
     return int(span["n"])
+
+
+def archive_reimport(*, source: Source, now: datetime, progress: Say | None = None) -> ArchiveImportReport:
+    """Import an archive source's file again, with the settings of its last import (the admin's
+    "Import again" action): what changed in the file is updated, the rest is left alone."""
+    options = source.options if isinstance(source.options, dict) else {}
+    location = str(options.get("location") or "")
+    path = Path(location)
+    if not location or not path.is_file():
+        raise FileNotFoundError(f"{source.name}: its archive file {location or '(never recorded)'} is not on this server")
+    return archive_import(
+        lines=archive_lines(path),
+        now=now,
+        default_license=str(options.get("default_license") or ""),
+        allow_unlicensed=bool(options.get("allow_unlicensed")),
+        attribution=str(options.get("attribution") or ""),
+        location=location,
+        progress=progress,
+    )

@@ -67,7 +67,7 @@ class Command(BaseCommand):
             default_license=options["license"],
             allow_unlicensed=options["allow_unlicensed"],
             attribution=options["attribution"],
-            location=str(path),
+            location=str(path.resolve()),
             progress=progress,
             on_reject=on_reject,
         )
