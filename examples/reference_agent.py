@@ -61,8 +61,9 @@ from hindsight_client import (
     ReplaySession,
 )
 
-# Questions with an evidence corpus to read; "imported" sets (ForecastBench) are graded on outcome only.
-CORPUS_ORIGINS = ("sample", "admin", "market", "news")
+# Questions with an evidence corpus to read ("archive": real questions written from an imported news
+# archive); "imported" sets (ForecastBench) have one only where such an archive covers their dates.
+CORPUS_ORIGINS = ("sample", "archive", "admin", "market", "news")
 
 
 # ------------------------------------------------------------------------------------ the loop

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.db import transaction
+from django.db import reset_queries, transaction
 from django.db.models import Count, Max, Min
 
 from ingestion.archives import ArchiveItem, RejectedLine, archive_lines, parse_line
@@ -156,6 +156,9 @@ def archive_import(
             if len(batch) >= BATCH_LINES:
                 _store_batch(batch, sources=sources, now=now, report=report, reject=reject)
                 batch = []
+                # With DEBUG on, Django keeps the last 9,000 statements: at a batch's worth of
+                # rows each, that alone would grow to gigabytes over a large archive.
+                reset_queries()
             if number % PROGRESS_EVERY == 0:
                 say(f"line {number:,}: {report.added:,} added, {report.updated:,} updated, "
                     f"{report.unchanged:,} unchanged, {report.rejected_total:,} rejected")  # fmt: skip
