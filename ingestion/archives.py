@@ -113,7 +113,9 @@ def article_url(url: str, external_id: str) -> str:
     return f"{canonical_url(url)}#{quote(external_id, safe='')}"
 
 
-def parse_line(raw: str | bytes, *, now: datetime, default_license: str = "", allow_unlicensed: bool = False) -> ArchiveItem:
+def parse_line(
+    raw: str | bytes, *, now: datetime, default_license: str = "", allow_unlicensed: bool = False
+) -> ArchiveItem:
     """Read one line of an archive; raises RejectedLine naming the problem."""
     try:
         line = json.loads(raw)

@@ -130,7 +130,7 @@ class _Client:
         for filters in ({"track": "replay", "status": "resolved"}, {"track": "live", "status": "open"}):
             offset, imported = 0, 0
             while True:
-                params = {**filters, "limit": 50, "offset": offset, "origin": list(origins)}
+                params: dict[str, Any] = {**filters, "limit": 50, "offset": offset, "origin": list(origins)}
                 body = self.http.get("/questions/", params=params).json()
                 for q in body["results"]:
                     if types and q["type"] not in types:

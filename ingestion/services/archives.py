@@ -212,7 +212,9 @@ def _store_batch(
             values = _values(item)
             row = stored.get(item.external_id)
             if row is None:
-                new.append((number, Article(source_id=source_id, external_id=item.external_id, fetched_at=now, **values)))
+                new.append(
+                    (number, Article(source_id=source_id, external_id=item.external_id, fetched_at=now, **values))
+                )
             elif any(row[name] != values[name] for name in UPDATED_FIELDS[:-2]):
                 changed.append(Article(pk=row["pk"], fetched_at=now, **values))
             else:
@@ -285,7 +287,9 @@ def archive_reimport(*, source: Source, now: datetime, progress: Say | None = No
     location = str(options.get("location") or "")
     path = Path(location)
     if not location or not path.is_file():
-        raise FileNotFoundError(f"{source.name}: its archive file {location or '(never recorded)'} is not on this server")
+        raise FileNotFoundError(
+            f"{source.name}: its archive file {location or '(never recorded)'} is not on this server"
+        )
     return archive_import(
         lines=archive_lines(path),
         now=now,

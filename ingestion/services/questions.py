@@ -90,8 +90,10 @@ def _resolving_items(
     unknown = [i for i in resolved_by if i not in found]
     if unknown:
         raise ValidationError(
-            {"resolved_by": f"unknown archive id(s) {', '.join(map(repr, unknown))}: no imported archive item "
-             "has it (import the archive first: manage.py import_archive)."}  # fmt: skip
+            {
+                "resolved_by": f"unknown archive id(s) {', '.join(map(repr, unknown))}: no imported archive item "
+                "has it (import the archive first: manage.py import_archive)."
+            }
         )
     items = [article for i in dict.fromkeys(resolved_by) for article in found[i]]
     if values.get("track") == Question.Track.REPLAY and resolved_at is not None:
@@ -104,9 +106,11 @@ def _resolving_items(
         if early:
             first = min(early, key=lambda a: a.published_at or t_sim)
             raise ValidationError(
-                {"resolved_by": f"archive item {first.external_id!r} (published {first.published_at:%Y-%m-%d %H:%M} "
-                 f"UTC) is before the simulated date {t_sim:%Y-%m-%d %H:%M} UTC, so a replay session would be "
-                 "served it: choose an earlier open_at or simulated_date_policy."}  # fmt: skip
+                {
+                    "resolved_by": f"archive item {first.external_id!r} (published {first.published_at:%Y-%m-%d %H:%M} "
+                    f"UTC) is before the simulated date {t_sim:%Y-%m-%d %H:%M} UTC, so a replay session would be "
+                    "served it: choose an earlier open_at or simulated_date_policy."
+                }
             )
     return items
 

@@ -60,7 +60,10 @@ class BaselineTable:
                 f"{fmt(row.key_event_recall)} ({row.reasoning_graded}) |"
             )
         if self.failures:
-            lines += ["", "Why graphs failed: " + "; ".join(f"{text} ({n})" for text, n in self.failures.most_common()) + "."]
+            lines += [
+                "",
+                "Why graphs failed: " + "; ".join(f"{text} ({n})" for text, n in self.failures.most_common()) + ".",
+            ]
         return "\n".join(lines)
 
 

@@ -125,7 +125,10 @@ def test_bad_lines_are_rejected_by_number_and_the_others_imported(tmp_path: Path
         (8, "no license"),
         (11, "no url"),
     ]:
-        assert f"archive.jsonl:{number}: rejected: " in err and words in err.split(f"archive.jsonl:{number}: rejected: ")[1]
+        assert (
+            f"archive.jsonl:{number}: rejected: " in err
+            and words in err.split(f"archive.jsonl:{number}: rejected: ")[1]
+        )
     assert sorted(Article.objects.values_list("external_id", flat=True)) == ["ok-1", "ok-2"]
     # A bare date is the end of that day: the item is not served before its day is over.
     assert Article.objects.get(external_id="ok-2").published_at == datetime(2025, 5, 3, tzinfo=UTC)

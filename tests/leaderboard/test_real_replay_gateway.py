@@ -46,15 +46,19 @@ def test_a_replay_session_on_a_real_question_sees_the_archive_only_before_its_si
     t_sim = datetime.fromisoformat(session["simulated_date"])
     assert datetime(2025, 4, 30, tzinfo=UTC) < t_sim < datetime(2025, 5, 1, tzinfo=UTC)
 
-    found = agent_http.get(
-        "/api/v1/evidence/articles/", params={"q": "conclave", "session": session["id"], "limit": 50}
-    ).raise_for_status().json()
+    found = (
+        agent_http.get("/api/v1/evidence/articles/", params={"q": "conclave", "session": session["id"], "limit": 50})
+        .raise_for_status()
+        .json()
+    )
     titles = [r["title"] for r in found["results"]]
     assert any("conclave will take place starting on May 7" in t for t in titles)
     assert all(datetime.fromisoformat(r["published_at"]) < t_sim for r in found["results"])
     assert all(r["source"] == "Wikipedia Portal:Current events" for r in found["results"])
     elected = Article.objects.get(external_id="wcep-2025-05-08-007")
-    assert agent_http.get(f"/api/v1/evidence/articles/{elected.pk}/", params={"session": session["id"]}).status_code == 404
+    assert (
+        agent_http.get(f"/api/v1/evidence/articles/{elected.pk}/", params={"session": session["id"]}).status_code == 404
+    )
     announced = next(r for r in found["results"] if "May 7" in r["title"])
     read = agent_http.get(f"/api/v1/evidence/articles/{announced['id']}/", params={"session": session["id"]})
     assert "Sistine Chapel" in read.raise_for_status().json()["body"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--allow-unlicensed", action="store_true", help="import lines with no licence (else they are rejected)"
         )
-        parser.add_argument("--attribution", default="", help='credit shown with every item, e.g. "Wikipedia contributors"')
+        parser.add_argument(
+            "--attribution", default="", help='credit shown with every item, e.g. "Wikipedia contributors"'
+        )
         parser.add_argument("--now", help="ISO 8601 time of the import: later-dated lines are rejected (default: now)")
 
     def handle(self, *args: Any, **options: Any) -> None:

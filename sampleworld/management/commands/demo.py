@@ -188,7 +188,11 @@ class Command(BaseCommand):
             f"(CC BY-SA 4.0, {ARCHIVE_ATTRIBUTION})"
         )
         call_command(
-            "import_archive", str(ARCHIVE), "--attribution", ARCHIVE_ATTRIBUTION, stdout=IndentedOutput(self.stdout.write)
+            "import_archive",
+            str(ARCHIVE),
+            "--attribution",
+            ARCHIVE_ATTRIBUTION,
+            stdout=IndentedOutput(self.stdout.write),
         )
         if not REAL_QUESTIONS.exists():
             self.stdout.write(f"    {REAL_QUESTIONS} is missing; no real replay questions")

@@ -88,6 +88,8 @@ class Command(BaseCommand):
         text = METHODS_TEMPLATE.read_text(encoding="utf-8")
         if not SECTION.search(text):
             raise CommandError(f"{METHODS_TEMPLATE} has no real-replay-baseline section to rewrite")
-        METHODS_TEMPLATE.write_text(SECTION.sub(lambda m: m.group(1) + table + m.group(3), text, count=1), encoding="utf-8")
+        METHODS_TEMPLATE.write_text(
+            SECTION.sub(lambda m: m.group(1) + table + m.group(3), text, count=1), encoding="utf-8"
+        )
         call_command("methods_doc", stdout=self.stdout)
         self.stdout.write(f"Wrote the table into {METHODS_TEMPLATE}.")
