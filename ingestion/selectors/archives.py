@@ -79,9 +79,11 @@ def archive_articles_by_id(ids: Iterable[str]) -> dict[str, list[Article]]:
     wanted = sorted(set(ids))
     found: dict[str, list[Article]] = {}
     for start in range(0, len(wanted), 500):
-        rows = Article.objects.filter(
-            source__kind=Source.Kind.ARCHIVE, external_id__in=wanted[start : start + 500]
-        ).select_related("source")
+        rows = (
+            Article.objects.filter(source__kind=Source.Kind.ARCHIVE, external_id__in=wanted[start : start + 500])
+            .exclude(external_id="")  # the archive-id index's condition, so it is used
+            .select_related("source")
+        )
         for article in rows:
             found.setdefault(article.external_id, []).append(article)
     return found

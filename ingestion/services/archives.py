@@ -204,7 +204,13 @@ def _store_batch(
         stored: dict[str, dict[str, Any]] = {}
         ids = [item.external_id for _, item in items]
         for start in range(0, len(ids), QUERY_CHUNK):
-            rows = Article.objects.filter(source_id=source_id, external_id__in=ids[start : start + QUERY_CHUNK])
+            # The exclude repeats the unique index's condition, so both databases use that partial
+            # index; without it SQLite scanned every article of the source, once per batch.
+            rows = (
+                Article.objects.filter(source_id=source_id, external_id__in=ids[start : start + QUERY_CHUNK])
+                .exclude(external_id="")
+                .order_by()
+            )
             stored.update((r["external_id"], r) for r in rows.values("pk", "external_id", *UPDATED_FIELDS[:-2]))
         new: list[tuple[int, Article]] = []
         changed: list[Article] = []
@@ -246,7 +252,8 @@ def _without_taken_urls(
     urls = [a.url for _, a in new]
     taken: set[str] = set()
     for start in range(0, len(urls), QUERY_CHUNK):
-        taken.update(Article.objects.filter(url__in=urls[start : start + QUERY_CHUNK]).values_list("url", flat=True))
+        chunk = urls[start : start + QUERY_CHUNK]
+        taken.update(Article.objects.filter(url__in=chunk).order_by().values_list("url", flat=True))
     kept = []
     for number, article in new:
         if article.url in taken:
