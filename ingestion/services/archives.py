@@ -42,7 +42,9 @@ QUERY_CHUNK = 500
 PROGRESS_EVERY = 10_000
 # Rejected lines kept in the report (all of them are counted, and passed to ``on_reject``).
 KEPT_PROBLEMS = 200
-UPDATED_FIELDS = ("title", "body", "url", "published_at", "license", "extra", "content_hash", "fetched_at")
+# The values an archive line decides; a stored item differing in any of them is updated in place.
+COMPARED_FIELDS = ("title", "body", "url", "published_at", "license", "extra")
+UPDATED_FIELDS = (*COMPARED_FIELDS, "content_hash", "fetched_at")
 # An archive source is never polled; this only fills the required field.
 NEVER = timedelta(days=36500)
 
@@ -211,7 +213,7 @@ def _store_batch(
                 .exclude(external_id="")
                 .order_by()
             )
-            stored.update((r["external_id"], r) for r in rows.values("pk", "external_id", *UPDATED_FIELDS[:-2]))
+            stored.update((r["external_id"], r) for r in rows.values("pk", "external_id", *COMPARED_FIELDS))
         new: list[tuple[int, Article]] = []
         changed: list[Article] = []
         for number, item in items:
@@ -221,7 +223,7 @@ def _store_batch(
                 new.append(
                     (number, Article(source_id=source_id, external_id=item.external_id, fetched_at=now, **values))
                 )
-            elif any(row[name] != values[name] for name in UPDATED_FIELDS[:-2]):
+            elif any(row[name] != values[name] for name in COMPARED_FIELDS):
                 changed.append(Article(pk=row["pk"], fetched_at=now, **values))
             else:
                 report.unchanged += 1
