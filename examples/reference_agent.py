@@ -5,8 +5,9 @@ reads and forecasts is ``reference_forecasting.py`` beside it; this file is the 
 What it does, for every question it is offered:
 
 1. lists the questions it will forecast (``Client.questions``): by default the ones with an
-   evidence corpus — the sample world's first, replay before live — and not an imported question set
-   such as ForecastBench's (those have no articles to read; ``--include-imported`` adds them);
+   evidence corpus — the sample world's first, then the real replay questions written from the news
+   archive, replay before live — and not an imported question set such as ForecastBench's (those have
+   articles only where an imported news archive covers their dates; ``--include-imported`` adds them);
    questions whose outcome is already public are skipped (nothing is left to forecast);
 2. opens the replay sessions of the replay questions it will forecast (``Client.open_replay``):
    every evidence call made with a session is answered as of its simulated date, never later, and
@@ -61,8 +62,9 @@ from hindsight_client import (
     ReplaySession,
 )
 
-# Questions with an evidence corpus to read; "imported" sets (ForecastBench) are graded on outcome only.
-CORPUS_ORIGINS = ("sample", "admin", "market", "news")
+# Questions with an evidence corpus to read ("archive": real questions written from an imported news
+# archive); "imported" sets (ForecastBench) have one only where such an archive covers their dates.
+CORPUS_ORIGINS = ("sample", "archive", "admin", "market", "news")
 
 
 # ------------------------------------------------------------------------------------ the loop

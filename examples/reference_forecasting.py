@@ -11,6 +11,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from hindsight_client import ApiError, Article, Client, Event, NotFound, PriceHistory, Question, ReplaySession
@@ -150,9 +151,13 @@ def offline_prediction(question: Question, evidence: Evidence) -> tuple[dict[str
             " and market prices" if market else ""
         )
     if question.type == "quantity":
+        lo, hi = question.lower_bound, question.upper_bound
         numbers = [float(n.replace(" ", "")) for n in re.findall(r"\d[\d ]{2,}\d", question.background)]
-        base = numbers[0] if numbers else 100.0
+        # A planned figure inside the question's range (a year in the background is not one); else its middle.
+        planned = [n for n in numbers if (lo is None or n >= lo) and (hi is None or n <= hi)]
+        base = planned[0] if planned else (lo + hi) / 2 if lo is not None and hi is not None else 100.0
         value = round(base * (1 + 0.04 * max(-5, min(5, balance))))
+        value = min(hi if hi is not None else value, max(lo if lo is not None else value, value))
         return {"value": value}, f"Planned {base:g}, adjusted {4 * max(-5, min(5, balance)):+d}% for the news balance"
     if question.type == "timeframe":
         match = re.search(r"in (\w+) (\d{4})", question.background)
@@ -167,6 +172,11 @@ def offline_prediction(question: Question, evidence: Evidence) -> tuple[dict[str
         period = f"{year}" if question.granularity == "year" else f"{year}-{month:02d}"
         if question.granularity == "quarter":
             period = f"{year}-Q{(month - 1) // 3 + 1}"
+        middle = date(year, month, 15)  # day and week questions: the middle of that month
+        if question.granularity == "day":
+            period = middle.isoformat()
+        elif question.granularity == "week":
+            period = f"{middle.isocalendar().year}-W{middle.isocalendar().week:02d}"
         return {"period": period}, f"Planned date shifted {shift:+d} month(s) for the news balance {balance:+d}"
     if question.type == "relation":
         codes = Counter(e.relation for e in evidence.events[-10:])

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from ingestion.forms_admin import SourceAdminForm
 from ingestion.llm.records import stages_table
 from ingestion.models import Article, Market, NewsCluster, PricePoint, Question, Resolution, Source, StructuredEvent
-from ingestion.tasks import poll_sources_now
+from ingestion.tasks import import_archives_again, poll_sources_now
 
 
 class HttpsURLModelAdmin(admin.ModelAdmin):
@@ -70,7 +70,7 @@ class SourceAdmin(HttpsURLModelAdmin):
             },
         ),
     )
-    actions = ("poll_now",)
+    actions = ("poll_now", "import_again")
 
     @admin.display(description="Last error")
     def short_error(self, obj: Source) -> str:
@@ -86,12 +86,29 @@ class SourceAdmin(HttpsURLModelAdmin):
             level=messages.SUCCESS,
         )
 
+    @admin.action(description="Import the selected archives again from their files")
+    def import_again(self, request: HttpRequest, queryset: QuerySet[Source]) -> None:
+        names = import_archives_again(queryset)
+        if not names:
+            self.message_user(
+                request,
+                "None of the selected sources is an imported archive (manage.py import_archive PATH creates them).",
+                level=messages.WARNING,
+            )
+            return
+        self.message_user(
+            request,
+            f"Re-import queued for {', '.join(names)}: the workers read each archive's file again with the "
+            "settings of its last import; changed items are updated in place, the rest left alone.",
+            level=messages.SUCCESS,
+        )
+
 
 @admin.register(Article)
 class ArticleAdmin(HttpsURLModelAdmin):
-    list_display = ("title", "source", "published_at", "fetched_at", "language", "url")
+    list_display = ("title", "source", "published_at", "fetched_at", "language", "license", "url")
     list_filter = ("source", "language")
-    search_fields = ("title", "url")
+    search_fields = ("title", "url", "external_id")
     date_hierarchy = "fetched_at"
     list_select_related = ("source",)
     readonly_fields = ("content_hash", "fetched_at")

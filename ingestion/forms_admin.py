@@ -33,6 +33,9 @@ class SourceAdminForm(forms.ModelForm):
         if any(name in self.errors for name in checked):
             # A field Django already refused is reported once, by Django.
             return data
+        if self.instance.pk is not None and self.instance.kind == data.get("kind") == Source.Kind.ARCHIVE:
+            # An imported archive is never polled: its name and options (attribution) are free to edit.
+            return data
         try:
             source_validate(
                 kind=data.get("kind") or "",

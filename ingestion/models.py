@@ -15,6 +15,8 @@ class Source(models.Model):
         POLYMARKET = "polymarket", "Polymarket (Gamma API)"
         MANIFOLD = "manifold", "Manifold (API v0)"
         KALSHI = "kalshi", "Kalshi (trade API v2)"
+        # Never polled: its articles come from ``manage.py import_archive`` (docs/operations.md).
+        ARCHIVE = "archive", "News archive (JSON Lines import)"
 
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=Kind.choices)
@@ -60,9 +62,19 @@ class Article(models.Model):
     # The feed's own identifier of the entry (RSS guid, Atom id, JSON Feed id), when it has one:
     # two posts under one permalink with different identifiers are different posts.
     guid = models.CharField(max_length=1000, blank=True, default="", db_default="")
+    # Imported archives only (ingestion.archives): the archive's own id of the item, unique within
+    # its source, the item's licence as the archive gives it, and the line's other fields.
+    external_id = models.CharField(max_length=300, blank=True, default="", db_default="")
+    license = models.CharField(max_length=100, blank=True, default="", db_default="")
+    extra = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-published_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "external_id"], condition=~Q(external_id=""), name="article_unique_archive_id"
+            )
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -167,6 +179,8 @@ class Question(models.Model):
         IMPORTED = "imported", "Imported question set"
         ADMIN = "admin", "Created by staff"
         SAMPLE = "sample", "Sample world (fictional)"
+        # Real replay questions written from an imported news archive, which is their evidence corpus.
+        ARCHIVE = "archive", "Real news archive"
 
     class Granularity(models.TextChoices):
         DAY = "day", "Day"

@@ -257,8 +257,10 @@ class QuestionDataSerializer(serializers.Serializer):  # type: ignore[type-arg]
     outcome = _AnyValue(required=False, allow_null=True)
     resolved_at = _AwareDateTime(required=False, allow_null=True)
     attribution = _Object(required=False, allow_null=True)
+    # Ids of imported archive items that resolve the question (``question_upsert`` links them).
+    resolved_by = _Strings(required=False, allow_null=True)
 
-    ENTRY_ONLY: ClassVar[tuple[str, ...]] = ("outcome", "resolved_at", "attribution")
+    ENTRY_ONLY: ClassVar[tuple[str, ...]] = ("outcome", "resolved_at", "attribution", "resolved_by")
     TYPE_FIELDS: ClassVar[dict[str, tuple[str, ...]]] = {
         Question.Type.MULTIPLE_CHOICE: ("options",),
         Question.Type.QUANTITY: ("lower_bound", "upper_bound"),
@@ -332,6 +334,8 @@ def question_data_clean(data: Mapping[str, Any]) -> tuple[dict[str, Any], Any, d
         raise ValidationError({key: [str(m) for m in messages] for key, messages in exc.detail.items()}) from exc
     outcome = values.pop("outcome", None)
     resolved_at = values.pop("resolved_at", None)
+    # Not a field of the question: read by question_upsert from the entry itself.
+    values.pop("resolved_by", None)
     if outcome is not None:
         outcome = validate_outcome(question=Question(**values), outcome=outcome)
     return values, outcome, resolved_at

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from ingestion.models import Source
 from ingestion.selectors.sources import source_due_list
+from ingestion.services.archives import archive_reimport
 from ingestion.services.question_generation import questions_generate_from_news
 from ingestion.services.questions import questions_close_due
 from ingestion.services.sources import source_poll
@@ -47,6 +48,28 @@ def poll_sources_now(sources: QuerySet[Source]) -> list[str]:
     queued = list(sources.order_by("name", "pk").values_list("pk", "name"))
     for source_id, _ in queued:
         transaction.on_commit(partial(poll_source.delay, source_id, force=True))
+    return [name for _, name in queued]
+
+
+@shared_task(name="ingestion.tasks.import_archive_again")
+def import_archive_again(source_id: int) -> dict[str, object]:
+    """Import an archive source's file again (staff's admin action); changed items update in place."""
+    source = Source.objects.filter(pk=source_id, kind=Source.Kind.ARCHIVE).first()
+    if source is None:
+        return {"source_id": source_id, "error": "no archive source with this id"}
+    try:
+        report = archive_reimport(source=source, now=timezone.now())
+    except OSError as exc:
+        return {"source_id": source_id, "error": str(exc)}
+    return {"source_id": source_id, "summary": report.summary(), "problems": report.problems[:20]}
+
+
+def import_archives_again(sources: QuerySet[Source]) -> list[str]:
+    """Queue a re-import of each archive source among ``sources`` once the current transaction
+    commits; returns the names of those queued."""
+    queued = list(sources.filter(kind=Source.Kind.ARCHIVE).order_by("name", "pk").values_list("pk", "name"))
+    for source_id, _ in queued:
+        transaction.on_commit(partial(import_archive_again.delay, source_id))
     return [name for _, name in queued]
 
 

@@ -114,10 +114,16 @@ class _Client:
         )
 
     def offered(
-        self, *, limit: int, imported_limit: int | None = None, types: tuple[str, ...] = ()
+        self,
+        *,
+        limit: int,
+        imported_limit: int | None = None,
+        types: tuple[str, ...] = (),
+        origins: tuple[str, ...] = (),
     ) -> list[dict[str, Any]]:
-        """Unpublished replay questions, then open live ones; at most ``imported_limit`` imported
-        ones per track (a large imported set would otherwise dominate a short demo run).
+        """Unpublished replay questions, then open live ones (only of ``origins`` when given); at most
+        ``imported_limit`` imported ones per track (a large imported set would otherwise dominate a
+        short demo run).
 
         Replay questions come first, in order of their sessions' simulated dates (the sessions are
         opened here): each replay forecast is then made before the agent reads anything dated after
@@ -127,7 +133,8 @@ class _Client:
         for filters in ({"track": "replay", "status": "resolved"}, {"track": "live", "status": "open"}):
             offset, imported = 0, 0
             while True:
-                body = self.http.get("/questions/", params={**filters, "limit": 50, "offset": offset}).json()
+                params: dict[str, Any] = {**filters, "limit": 50, "offset": offset, "origin": list(origins)}
+                body = self.http.get("/questions/", params=params).json()
                 for q in body["results"]:
                     if types and q["type"] not in types:
                         continue
@@ -173,11 +180,11 @@ CHOICE_TYPES = ("binary", "multiple_choice")
 
 
 def market_follower_run(
-    *, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None
+    *, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None, origins: tuple[str, ...] = ()
 ) -> dict[int, int]:
     api = _Client(base_url, key)
     statuses: Counter[int] = Counter()
-    for q in api.offered(limit=limit, imported_limit=imported_limit, types=CHOICE_TYPES):
+    for q in api.offered(limit=limit, imported_limit=imported_limit, types=CHOICE_TYPES, origins=origins):
         scope = api.scope(q)
         prices = api.http.get(f"/evidence/prices/{q['id']}/", params=scope)
         latest = _latest(prices.json().get("prices", [])) if prices.status_code == 200 else {}
@@ -211,10 +218,12 @@ def market_follower_run(
     return dict(statuses)
 
 
-def always_half_run(*, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None) -> dict[int, int]:
+def always_half_run(
+    *, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None, origins: tuple[str, ...] = ()
+) -> dict[int, int]:
     api = _Client(base_url, key)
     statuses: Counter[int] = Counter()
-    for q in api.offered(limit=limit, imported_limit=imported_limit, types=CHOICE_TYPES):
+    for q in api.offered(limit=limit, imported_limit=imported_limit, types=CHOICE_TYPES, origins=origins):
         scope = api.scope(q)
         if q["type"] == "binary":
             prediction: dict[str, Any] = {"probability": 0.5}
@@ -238,10 +247,10 @@ def always_half_run(*, base_url: str, key: str, limit: int = 0, imported_limit: 
 
 
 def reference_offline_run(
-    *, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None
+    *, base_url: str, key: str, limit: int = 0, imported_limit: int | None = None, origins: tuple[str, ...] = ()
 ) -> dict[int, int]:
     module = reference_agent_module()
-    questions = _Client(base_url, key).offered(limit=limit, imported_limit=imported_limit)
+    questions = _Client(base_url, key).offered(limit=limit, imported_limit=imported_limit, origins=origins)
     result: dict[int, int] = module.run(base_url, key, mode="offline", name="reference", questions=questions)
     return result
 
@@ -259,16 +268,19 @@ def baselines_run(
     only: list[str] | None = None,
     limit: int = 0,
     imported_limit: int | None = None,
+    origins: tuple[str, ...] = (),
     log: Callable[[str], None] | None = None,
 ) -> dict[str, dict[int, int]]:
-    """Run the baseline agents against the site at ``base_url`` over HTTP; per agent, the
-    forecast submissions by HTTP status."""
+    """Run the baseline agents against the site at ``base_url`` over HTTP (on the questions of
+    ``origins`` only, when given); per agent, the forecast submissions by HTTP status."""
     keys = baselines_ensure()
     results: dict[str, dict[int, int]] = {}
     for name, runner in RUNNERS.items():
         if (only and name not in only) or name not in keys:
             continue
-        results[name] = runner(base_url=base_url, key=keys[name], limit=limit, imported_limit=imported_limit)
+        results[name] = runner(
+            base_url=base_url, key=keys[name], limit=limit, imported_limit=imported_limit, origins=origins
+        )
         if log is not None:
             log(f"  {name}: {results[name]}")
     return results

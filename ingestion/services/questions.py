@@ -14,8 +14,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from ingestion.models import Question, Resolution
+from ingestion.models import Article, Question, Resolution
 from ingestion.question_data import question_data_clean, validate_outcome
+from ingestion.selectors.archives import archive_articles_by_id
 from ingestion.signals import ResolutionChange, outcome_published, resolution_changed, resolutions_changed
 
 
@@ -26,7 +27,12 @@ def question_upsert(
     """Create or update a question keyed on external_id. Returns (question, changed)."""
     now = now or timezone.now()
     values, outcome, resolved_at = question_data_clean(data)
+    resolved_by = data.get("resolved_by") or []
+    if resolved_by:
+        # Written from an imported news archive, which is then its evidence corpus.
+        values.setdefault("origin", Question.Origin.ARCHIVE)
     values.setdefault("origin", origin)
+    resolving = _resolving_items(values, resolved_by, resolved_at=resolved_at)
     if "status" not in values:
         values["status"] = (
             Question.Status.RESOLVED if values["track"] == Question.Track.REPLAY else Question.Status.OPEN
@@ -45,12 +51,68 @@ def question_upsert(
                 setattr(question, k, v)
             question.save(update_fields=[*updates, "updated_at"])
             changed = True
+    if resolving is not None and set(question.provenance_articles.values_list("pk", flat=True)) != {
+        a.pk for a in resolving
+    }:
+        question.provenance_articles.set(resolving)
+        changed = True
     if outcome is not None:
         resolution = question_resolve(
             question=question, outcome=outcome, resolved_at=resolved_at, author_label="import", now=now
         )
         changed = changed or resolution is not None
     return question, changed
+
+
+# Where in the window [open_at, t_res) a replay session places the agent, by question policy.
+SIMULATED_DATE_FRACTIONS = {
+    Question.SimulatedDatePolicy.EARLY: 0.25,
+    Question.SimulatedDatePolicy.MID: 0.50,
+    Question.SimulatedDatePolicy.LATE: 0.75,
+    Question.SimulatedDatePolicy.NEAR_RESOLUTION: 0.95,
+}
+
+
+def simulated_date(*, open_at: datetime, window_end: datetime, policy: str) -> datetime:
+    """t_sim: the policy's fraction of the window [open_at, window_end)."""
+    return open_at + (window_end - open_at) * SIMULATED_DATE_FRACTIONS.get(policy, 0.5)  # type: ignore[call-overload]
+
+
+def _resolving_items(
+    values: Mapping[str, Any], resolved_by: Sequence[str], *, resolved_at: datetime | None
+) -> list[Article] | None:
+    """The imported archive items an entry's ``resolved_by`` names (None when it names none). An
+    unknown id, or an item a replay session would already be served (dated before the simulated
+    date), is refused by name: the question would give its answer away."""
+    if not resolved_by:
+        return None
+    found = archive_articles_by_id(resolved_by)
+    unknown = [i for i in resolved_by if i not in found]
+    if unknown:
+        raise ValidationError(
+            {
+                "resolved_by": f"unknown archive id(s) {', '.join(map(repr, unknown))}: no imported archive item "
+                "has it (import the archive first: manage.py import_archive)."
+            }
+        )
+    items = [article for i in dict.fromkeys(resolved_by) for article in found[i]]
+    if values.get("track") == Question.Track.REPLAY and resolved_at is not None:
+        t_sim = simulated_date(
+            open_at=values["open_at"],
+            window_end=resolved_at,
+            policy=values.get("simulated_date_policy") or Question.SimulatedDatePolicy.MID,
+        )
+        early = [a for a in items if a.published_at is not None and a.published_at < t_sim]
+        if early:
+            first = min(early, key=lambda a: a.published_at or t_sim)
+            raise ValidationError(
+                {
+                    "resolved_by": f"archive item {first.external_id!r} (published {first.published_at:%Y-%m-%d %H:%M} "
+                    f"UTC) is before the simulated date {t_sim:%Y-%m-%d %H:%M} UTC, so a replay session would be "
+                    "served it: choose an earlier open_at or simulated_date_policy."
+                }
+            )
+    return items
 
 
 @dataclass(frozen=True)

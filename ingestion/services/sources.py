@@ -70,7 +70,10 @@ def _options_problem(*, kind: str, url: str, options: Mapping[str, Any]) -> str:
 def source_validate(*, kind: str, url: str, options: Any = None, poll_interval: timedelta | None = None) -> None:
     """Raise ValidationError naming the field for a bad kind, URL, options or interval."""
     errors: dict[str, str] = {}
-    if kind not in Source.Kind.values:
+    if kind == Source.Kind.ARCHIVE:
+        # Never polled: its articles come from a file (its items, licence and span with them).
+        errors["kind"] = "archive sources are created by importing an archive: manage.py import_archive PATH"
+    elif kind not in Source.Kind.values:
         errors["kind"] = f"unknown kind {kind!r}; choose one of {', '.join(Source.Kind.values)}"
     problem = _url_problem(url)
     if problem:

@@ -6,24 +6,15 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Final
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ingestion.models import Question
-from ingestion.services.questions import default_window_end
+from ingestion.services.questions import SIMULATED_DATE_FRACTIONS, default_window_end
 from leaderboard.models import Agent, ReplaySession
 from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
 from leaderboard.services.errors import ForecastConflict, NotFound
-
-# Where in the window [open_at, t_res) a replay session places the agent, by question policy.
-SIMULATED_DATE_FRACTIONS: Final = {
-    Question.SimulatedDatePolicy.EARLY: 0.25,
-    Question.SimulatedDatePolicy.MID: 0.50,
-    Question.SimulatedDatePolicy.LATE: 0.75,
-    Question.SimulatedDatePolicy.NEAR_RESOLUTION: 0.95,
-}
 
 
 def refuse_unless_offered(question: Question, *, what: str) -> None:

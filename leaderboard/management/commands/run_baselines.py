@@ -24,6 +24,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--imported-limit", type=int, default=None, help="at most N imported (ForecastBench) questions per agent"
         )
+        parser.add_argument(
+            "--origin", action="append", default=[], help="only questions of this origin, e.g. archive (repeatable)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         base_url = options["base_url"].rstrip("/")
@@ -37,6 +40,7 @@ class Command(BaseCommand):
             only=options["only"],
             limit=options["limit"],
             imported_limit=options["imported_limit"],
+            origins=tuple(options["origin"]),
             log=self.stdout.write,
         )
         failed = {name: r for name, r in results.items() if any(status >= 500 for status in r)}

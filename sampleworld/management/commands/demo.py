@@ -1,7 +1,8 @@
 """The README's run command: the whole Hindsight loop on the embedded database, then the site.
 
 From an empty database: migrate, create a staff user, generate the fictional sample world and
-publish it through the real ingestion path, import the real ForecastBench round, serve the site on
+publish it through the real ingestion path, import the real ForecastBench round, the real news
+archive (Wikipedia's Current events portal) and the real replay questions written from it, serve the site on
 127.0.0.1:8000 (a background thread of this process), let the baseline agents forecast over HTTP on
 live and replay questions, advance the fictional clock so the live questions resolve, build the
 hindsight graphs, grade, rank, and keep serving with a guided tour. A second run reuses the
@@ -10,6 +11,7 @@ database and only serves; ``--reset`` starts from an empty database.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -22,6 +24,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
@@ -30,7 +33,7 @@ from config import celery_app
 from config.inprocess_beat import InProcessBeat
 from config.inprocess_server import InProcessServer, ServeError
 from ingestion.models import Question
-from ingestion.services.questions import question_publish_outcome
+from ingestion.services.questions import question_publish_outcome, questions_load
 from leaderboard.baselines import BASELINE_TEAM, baselines_run
 from sampleworld.management.commands.sample_world import (
     IndentedOutput,
@@ -44,16 +47,25 @@ from sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, samp
 
 DATA_DIR = Path(settings.BASE_DIR) / "ingestion" / "data"
 FORECASTBENCH = DATA_DIR / "forecastbench"
+ARCHIVE = DATA_DIR / "archives" / "wcep" / "documents.jsonl.gz"
+ARCHIVE_ATTRIBUTION = "Wikipedia contributors"
+REAL_QUESTIONS = DATA_DIR / "real_replay" / "questions.json"
+# Each real question's hindsight graph is built from months of the archive as it loads (seconds
+# each), so the demo loads a slice of them, every type among them, and stays within two minutes.
+REAL_QUESTIONS_IN_DEMO = 12
 # The demo forecasts on every sample question but on a slice of the imported ForecastBench round,
-# so the loop stays within two minutes; run_baselines can cover the rest afterwards. The slice of
-# replay questions is large enough for the baselines to pass the leaderboard's minimum n.
-IMPORTED_QUESTIONS_PER_BASELINE = 12
+# so the loop stays within two minutes (each of them now has the news archive to search and read, at
+# a dozen requests a question, within the agents' rate limit); run_baselines can cover the rest
+# afterwards. With the real replay questions, the replay track holds enough questions for the
+# baselines to pass the leaderboard's minimum n.
+IMPORTED_QUESTIONS_PER_BASELINE = 6
 
 
 class Command(BaseCommand):
     help = (
-        "Run Hindsight's whole loop on the configured database (sample world, ForecastBench round, "
-        "baseline agents over HTTP, resolutions, hindsight graphs, grades, standings) and serve the site."
+        "Run Hindsight's whole loop on the configured database (sample world, ForecastBench round, real news "
+        "archive and real replay questions, baseline agents over HTTP, resolutions, hindsight graphs, grades, "
+        "standings) and serve the site."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -94,6 +106,7 @@ class Command(BaseCommand):
                 server = self._serve(host or "127.0.0.1", int(port))
                 run = self._publish(options)
                 self._import_forecastbench()
+                self._import_real_replay()
                 try:
                     self._forecast(base_url)
                     if options["until"] == "end":
@@ -167,8 +180,45 @@ class Command(BaseCommand):
         if not questions.exists():
             self.stdout.write(f"    {questions} is missing; skipping the ForecastBench round")
             return
-        self.step("Importing the real ForecastBench 2026-05-10 round (CC BY-SA 4.0; outcome grades only)")
+        self.step("Importing the real ForecastBench 2026-05-10 round (CC BY-SA 4.0)")
         call_command("import_forecastbench", str(questions), str(resolutions), stdout=IndentedOutput(self.stdout.write))
+
+    def _import_real_replay(self) -> None:
+        """The real news archive, then the real replay questions written from it. The archive comes
+        after the ForecastBench round, so that the round's hundreds of resolutions are not each built
+        into a hindsight graph now: the graphs of the questions the baselines answer are built later."""
+        if not ARCHIVE.exists():
+            self.stdout.write(f"    {ARCHIVE} is missing; skipping the real news archive")
+            return
+        self.step(
+            "Importing the real news archive: Wikipedia Portal:Current events, Jan 2025 - Aug 2026 "
+            f"(CC BY-SA 4.0, {ARCHIVE_ATTRIBUTION})"
+        )
+        call_command(
+            "import_archive",
+            str(ARCHIVE),
+            "--attribution",
+            ARCHIVE_ATTRIBUTION,
+            stdout=IndentedOutput(self.stdout.write),
+        )
+        if not REAL_QUESTIONS.exists():
+            self.stdout.write(f"    {REAL_QUESTIONS} is missing; no real replay questions")
+            return
+        entries = json.loads(REAL_QUESTIONS.read_text(encoding="utf-8"))
+        chosen = demo_slice(entries, REAL_QUESTIONS_IN_DEMO)
+        self.step(
+            f"Loading {len(chosen)} of the {len(entries)} real replay questions written from the archive, every "
+            "type among them (hindsight graphs are built as they load)"
+        )
+        try:
+            report = questions_load(entries=chosen)
+        except ValidationError as exc:
+            self.stderr.write(f"    {REAL_QUESTIONS}: not loaded; {' '.join(exc.messages)}")
+            return
+        self.stdout.write(
+            f"    {report.created} created, {report.updated} updated, {report.unchanged} unchanged; the others: "
+            f"python manage.py load_questions {REAL_QUESTIONS.relative_to(settings.BASE_DIR)}"
+        )
 
     def _serve(self, host: str, port: int) -> InProcessServer:
         self.step(f"Serving the site on http://{host}:{port}/ (MCP clients: http://{host}:{port}/mcp/)")
@@ -247,7 +297,9 @@ class Command(BaseCommand):
                     f"  2. Leaderboard:              {base}/leaderboard/  (baselines ranked on outcome, SrcP, KER)",
                     f"  3. A resolved question:      {base}/questions/  -> pick one marked (fictional); its page links",
                     "                                 to the hindsight graph with the causal pressure chart.",
-                    "                                 ForecastBench questions have no evidence corpus: outcome grades only.",
+                    f"     Real replay: {base}/leaderboard/?track=replay&origin=archive  (real questions on the",
+                    "                                 Wikipedia Current events archive, CC BY-SA 4.0; ForecastBench",
+                    "                                 questions search the same archive as of their dates)",
                     f"  4. Staff pages:              {base}/admin/  log in as {login}",
                     f"                                 sources status, review queue: {base}/hindsight/review/",
                     f"  5. API docs:                 {base}/api/docs/   MCP clients: {base}/mcp/ (agent token)",
@@ -261,6 +313,20 @@ class Command(BaseCommand):
                 ]
             )
         )
+
+
+def demo_slice(entries: list[Any], size: int) -> list[Any]:
+    """``size`` entries taken in turn from each question type (in file order), so that a short demo
+    shows every type the set has."""
+    by_type: dict[str, list[Any]] = {}
+    for entry in entries:
+        by_type.setdefault(str(entry.get("type")) if isinstance(entry, dict) else "", []).append(entry)
+    chosen: list[Any] = []
+    while len(chosen) < min(size, len(entries)):
+        for group in by_type.values():
+            if group and len(chosen) < size:
+                chosen.append(group.pop(0))
+    return chosen
 
 
 @contextmanager

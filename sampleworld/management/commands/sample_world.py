@@ -20,7 +20,8 @@ from grading.scoring.matching import Event
 from grading.scoring.reasoning import score_reasoning
 from grading.services import builder_run, hindsight_build
 from ingestion.models import Article, Market, Question, StructuredEvent
-from ingestion.services.questions import question_publish_outcome
+from ingestion.selectors.archives import question_archives
+from ingestion.services.questions import default_window_end, question_publish_outcome
 from leaderboard.models import Grade
 from leaderboard.selectors.grade_keys import matcher_settings
 from leaderboard.services.grade_runs import grade_question
@@ -214,10 +215,13 @@ def grade_and_rank(*, log: Any) -> None:
         .values_list("pk", "origin")
     )
     with_graph = set(HindsightGraph.objects.filter(is_current=True).values_list("question_id", flat=True))
+    # Imported questions (ForecastBench) have an evidence corpus only where an imported news archive
+    # covers their window; the others are graded on outcome only.
+    imported = Question.objects.filter(pk__in=[q for q, o in resolved if o == Question.Origin.IMPORTED])
+    covered = {q.pk for q in imported if question_archives(q, window_end=default_window_end(q))}
     built = 0
     for qid, origin in resolved:
-        # Imported questions have no evidence corpus here: outcome grades only.
-        if qid not in with_graph and origin != Question.Origin.IMPORTED:
+        if qid not in with_graph and (origin != Question.Origin.IMPORTED or qid in covered):
             built += hindsight_build(question_id=qid) is not None
     graded = 0
     for qid, _ in resolved:
