@@ -427,7 +427,7 @@ class StorylineBuilder(WorldBuilder):
         for r in range(self.params["live_rounds"]):
             for kind, platform in LIVE_MARKET_KINDS:
                 self.add(kind, "live", platform, r)
-            for kind in EXTRA_LIVE_KINDS[: self.params["extra_live"] * 3 if r == 0 else 0]:
+            for kind in EXTRA_LIVE_KINDS[: self.params["extra_live"] * len(EXTRA_LIVE_KINDS) if r == 0 else 0]:
                 self.add(kind, "live", "", r)
         self._filler_markets()
         for story in self.storylines:

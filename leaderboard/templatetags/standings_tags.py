@@ -120,7 +120,7 @@ def own_forecasts(user: Any, limit: int = 20) -> dict[str, Any]:
 
     forecasts = list(
         Forecast.objects.filter(agent__team__members=user)
-        .select_related("agent", "question")
+        .select_related("agent", "question", "session")
         .order_by("-received_at", "-id")[:limit]
     )
     grades = grades_for_forecasts(forecast_ids=[f.pk for f in forecasts])

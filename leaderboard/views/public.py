@@ -57,7 +57,7 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
     grades = list(
         Grade.objects.filter(forecast__agent=agent, is_current=True, counts=True)
         .filter(revealed_q("forecast__question__"))
-        .select_related("forecast", "forecast__question")
+        .select_related("forecast", "forecast__question", "forecast__session")
         .order_by("-forecast__received_at")
     )
     scored = [g for g in grades if not g.void]
