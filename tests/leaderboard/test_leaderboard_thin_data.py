@@ -12,7 +12,7 @@ from django.utils.html import strip_tags
 
 from leaderboard.selectors.pairwise import Pair
 from leaderboard.services.standings import standings_rebuild
-from tests.factories import AgentFactory
+from tests.factories import AgentFactory, QuestionFactory
 from tests.leaderboard.standings_data import build_world
 
 pytestmark = pytest.mark.django_db
@@ -90,3 +90,19 @@ def test_calibration_page_names_what_it_draws(client: Any, settings: Any) -> Non
     caption = _text(_part(page, r'<figcaption id="calibration-caption"[^>]*>(.*?)</figcaption>'))
     assert "for forecasts above 50% the agent was under-confident" in caption
     assert "for forecasts below 50% over-confident" in caption
+
+
+def test_filters_say_which_options_are_empty_and_a_reversed_range_is_reversed(client: Any, settings: Any) -> None:
+    settings.HINDSIGHT_MIN_RANKED_N = 3
+    build_world()
+    QuestionFactory(domain="sports")  # open: nothing graded in it yet
+    standings_rebuild()
+    board = _page(client)
+    domain = _part(board, r'<select name="domain">(.*?)</select>')
+    assert re.search(r'<option value="sports">sports \(none graded yet\)</option>', domain), domain
+    assert re.search(r'<option value="politics">politics \(\d+\)</option>', domain), domain
+    horizon = _part(board, r'<select name="horizon">(.*?)</select>')
+    assert "(none graded yet)" in horizon and re.search(r"\(\d+\)</option>", horizon)
+    response = client.get("/leaderboard/?from=2026-03-01&to=2026-01-01")
+    assert response.status_code == 400
+    assert "The date range is reversed" in _text(response.content.decode())
