@@ -213,11 +213,11 @@ class GradeAdmin(ReadOnlyAdmin):
     def brier_rounded(self, obj: Grade) -> str:
         return _rounded(obj.brier)
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         # Scores to four decimals (the stored floats carry up to 17 digits), every other field as is.
         return [f"{f.name}_shown" if f.name in _FLOAT_FIELDS else f.name for f in Grade._meta.fields]
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return self.get_fields(request, obj)
 
 
@@ -225,18 +225,18 @@ def _rounded(value: float | None) -> str:
     return "—" if value is None else f"{value:.4f}"
 
 
-_FLOAT_FIELDS = [f.name for f in Grade._meta.fields if f.get_internal_type() == "FloatField"]
+_FLOAT_FIELDS = {f.name: str(f.verbose_name) for f in Grade._meta.fields if f.get_internal_type() == "FloatField"}
 
 
-def _rounded_field(name: str) -> Any:
+def _rounded_field(name: str, label: str) -> Any:
     def show(self: GradeAdmin, obj: Grade) -> str:
         return _rounded(getattr(obj, name))
 
-    return admin.display(description=str(Grade._meta.get_field(name).verbose_name))(show)
+    return admin.display(description=label)(show)
 
 
-for _name in _FLOAT_FIELDS:
-    setattr(GradeAdmin, f"{_name}_shown", _rounded_field(_name))
+for _name, _label in _FLOAT_FIELDS.items():
+    setattr(GradeAdmin, f"{_name}_shown", _rounded_field(_name, _label))
 
 
 @admin.register(AgentCutoffChange)
