@@ -117,6 +117,35 @@ def offered(hs: Client, *, track: str = "all", include_imported: bool = False) -
     return sorted(found, key=lambda q: (rank.get(q.origin, 1), q.track != "replay"))  # stable: deadlines kept
 
 
+def passed_over(hs: Client, *, track: str = "all", include_imported: bool = False) -> list[str]:
+    """Why questions that are not offered were left out, one line per reason (none: nothing left out)."""
+    reasons = []
+    if track in ("replay", "all"):
+        public = [
+            q.id
+            for q in hs.questions(track="replay", status="resolved", origin=list(CORPUS_ORIGINS))
+            if q.outcome_revealed
+        ]
+        if public:
+            reasons.append(
+                f"{len(public)} replay question(s) whose outcome is already public, so they take no session or "
+                f"forecast: {_ids(public)}"
+            )
+    if not include_imported:
+        imported = [q.id for q in hs.questions(origin="imported") if not q.outcome_revealed]
+        if imported:
+            reasons.append(
+                f"{len(imported)} imported question(s) without an evidence corpus to read (--include-imported "
+                "forecasts them on outcome only)"
+            )
+    return reasons
+
+
+def _ids(ids: list[int], shown: int = 8) -> str:
+    listed = ", ".join(f"#{i}" for i in ids[:shown])
+    return listed + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
+
+
 EARLIEST = datetime.min.replace(tzinfo=UTC)
 
 
@@ -216,7 +245,14 @@ def run(
             if questions is None
             else [q if isinstance(q, Question) else Question.from_json(dict(q)) for q in questions]
         )
-        if limit:
+        if questions is None and log is not None:
+            for reason in passed_over(hs, track=track, include_imported=include_imported):
+                log(f"Skipping {reason}.")
+        if limit and len(chosen) > limit:
+            if log is not None:
+                log(
+                    f"Skipping {len(chosen) - limit} question(s) beyond --limit {limit}: {_ids([q.id for q in chosen[limit:]])}."
+                )
             chosen = chosen[:limit]
         statuses: Counter[int] = Counter()
         sessions = Sessions(hs)

@@ -220,14 +220,56 @@ class ForecastAdmin(ReadOnlyAdmin):
 
 @admin.register(Grade)
 class GradeAdmin(ReadOnlyAdmin):
-    list_display = ("forecast", "version", "is_current", "counts", "void", "correct", "brier", "created_at")
+    list_display = (
+        "forecast_number", "agent_name", "question_title", "version", "is_current", "counts", "void", "correct",
+        "brier_rounded", "created_at",
+    )  # fmt: skip
     list_filter = ("is_current", "counts", "void", "contaminated", "judge", "forecast__question__type")
     search_fields = ("forecast__agent__name", "forecast__question__title")
-    list_select_related = ("forecast", "forecast__agent")
+    list_select_related = ("forecast", "forecast__agent", "forecast__question")
     date_hierarchy = "created_at"
 
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [f.name for f in Grade._meta.fields]
+    @admin.display(description="Forecast", ordering="forecast_id")
+    def forecast_number(self, obj: Grade) -> str:
+        return f"#{obj.forecast_id}"
+
+    @admin.display(description="Agent", ordering="forecast__agent__name")
+    def agent_name(self, obj: Grade) -> str:
+        return obj.forecast.agent.name
+
+    @admin.display(description="Question", ordering="forecast__question__title")
+    def question_title(self, obj: Grade) -> str:
+        title = obj.forecast.question.title
+        return title if len(title) <= 70 else f"{title[:69]}…"
+
+    @admin.display(description="Brier", ordering="brier")
+    def brier_rounded(self, obj: Grade) -> str:
+        return _rounded(obj.brier)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # Scores to four decimals (the stored floats carry up to 17 digits), every other field as is.
+        return [f"{f.name}_shown" if f.name in _FLOAT_FIELDS else f.name for f in Grade._meta.fields]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        return self.get_fields(request, obj)
+
+
+def _rounded(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+_FLOAT_FIELDS = {f.name: str(f.verbose_name) for f in Grade._meta.fields if f.get_internal_type() == "FloatField"}
+
+
+def _rounded_field(name: str, label: str) -> Any:
+    def show(self: GradeAdmin, obj: Grade) -> str:
+        return _rounded(getattr(obj, name))
+
+    return admin.display(description=label)(show)
+
+
+for _name, _label in _FLOAT_FIELDS.items():
+    setattr(GradeAdmin, f"{_name}_shown", _rounded_field(_name, _label))
 
 
 @admin.register(AgentCutoffChange)

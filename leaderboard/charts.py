@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from html import escape
 
 INK = "#1f5fbf"
@@ -207,6 +207,56 @@ def line_svg(
         f'<polyline points="{points}" fill="none" stroke="{INK}" stroke-width="1.5"/>'
         "</svg>"
     )
+
+
+def lines_svg(
+    series: Sequence[tuple[str, Sequence[tuple[datetime, float]]]],
+    *,
+    title: str,
+    width: int = 520,
+    height: int = 160,
+) -> str:
+    """Several labelled probability series on one time axis (a multiple-choice market: one line per
+    option), each in its own colour, with a legend under the plot naming every line."""
+    drawn = [(label, points) for label, points in series if points][: len(SERIES_COLOURS)]
+    if not drawn:
+        return ""
+    pad = 28
+    legend_rows = -(-len(drawn) // 3)
+    total = height + 16 * legend_rows
+    t0 = min(points[0][0] for _, points in drawn).timestamp()
+    t1 = max(points[-1][0] for _, points in drawn).timestamp()
+    span = (t1 - t0) or 1.0
+
+    def px(t: datetime) -> float:
+        return pad + (t.timestamp() - t0) / span * (width - 2 * pad)
+
+    def py(v: float) -> float:
+        return height - pad - max(0.0, min(1.0, v)) * (height - 2 * pad)
+
+    first = datetime.fromtimestamp(t0, UTC).date().isoformat()
+    last = datetime.fromtimestamp(t1, UTC).date().isoformat()
+    parts = [
+        f'<svg width="{width}" height="{total}" viewBox="0 0 {width} {total}" role="img" aria-label="{escape(title)}">',
+        f'<rect x="{pad}" y="{pad}" width="{width - 2 * pad}" height="{height - 2 * pad}" fill="none" stroke="{GRID}"/>',
+        f'<text x="4" y="{pad + 4}" font-size="10">1</text><text x="4" y="{height - pad}" font-size="10">0</text>',
+        f'<text x="{pad}" y="{height - 8}" font-size="10">{escape(first)}</text>',
+        f'<text x="{width - pad}" y="{height - 8}" font-size="10" text-anchor="end">{escape(last)}</text>',
+    ]
+    column = (width - 2 * pad) / 3
+    for i, ((label, points), colour) in enumerate(zip(drawn, SERIES_COLOURS, strict=False)):
+        line = " ".join(f"{px(t):.1f},{py(v):.1f}" for t, v in points)
+        parts.append(
+            f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="1.5"><title>{escape(label)}</title></polyline>'
+        )
+        x = pad + (i % 3) * column
+        y = height + 12 + 16 * (i // 3)
+        parts.append(
+            f'<rect x="{x:.1f}" y="{y - 8}" width="12" height="3" fill="{colour}"/>'
+            f'<text x="{x + 16:.1f}" y="{y - 4}" font-size="11">{escape(label[:28])}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
 
 
 def histogram_svg(

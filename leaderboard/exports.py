@@ -3,8 +3,9 @@
 Only what the public pages already show is exported: no draft question; resolutions of live
 questions and of replay questions whose outcome staff published (never a replay outcome before
 then); forecasts once their question closed (replay: once published); current grades on revealed
-questions. A forecast's rationale, cited sources and graph, and who submitted it, stay with the
-team. Each dataset is a CSV file and a JSON document whose header names the licence and describes
+questions. A forecast's rationale, cited sources and graph, and who submitted it, are never
+exported (its graph is shown on /forecasts/<id>/graph/ once the question's outcome is public and it
+has a hindsight graph). Each dataset is a CSV file and a JSON document whose header names the licence and describes
 every column, the way ForecastBench publishes its question and resolution sets.
 """
 

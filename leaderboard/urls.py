@@ -10,6 +10,7 @@ app_name = "leaderboard"
 
 urlpatterns = [
     path("", public.home, name="home"),
+    path("favicon.ico", public.favicon, name="favicon"),
     path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
     path("leaderboard.csv", leaderboard.leaderboard_csv, name="leaderboard_csv"),
     path("leaderboard/calibration/", calibration.calibration, name="calibration"),

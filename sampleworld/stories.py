@@ -370,8 +370,11 @@ class StorylineBuilder(WorldBuilder):
             target_date=target.isoformat(),
             horizon_days=1,
             simulated_date_policy="near_resolution",
-            close_at=midnight(target).isoformat(),
         )
+        if track == "replay":
+            # A live question keeps the live deadline (after the world's end, as every live
+            # question's), so that a new agent can still forecast it at the world's present.
+            q["close_at"] = midnight(target).isoformat()
         actors = {"x": Actor("x", x, "country", xc), "y": Actor("y", y, "country", yc)}
         outcome = {"relations": {root: sorted(c) for root, c in sorted(gold.items())}}
         story = Storyline(key, "relations", track, "", actors, events, self._links(events), outcome, q, resolved_at)
@@ -427,7 +430,7 @@ class StorylineBuilder(WorldBuilder):
         for r in range(self.params["live_rounds"]):
             for kind, platform in LIVE_MARKET_KINDS:
                 self.add(kind, "live", platform, r)
-            for kind in EXTRA_LIVE_KINDS[: self.params["extra_live"] * 3 if r == 0 else 0]:
+            for kind in EXTRA_LIVE_KINDS[: self.params["extra_live"] * len(EXTRA_LIVE_KINDS) if r == 0 else 0]:
                 self.add(kind, "live", "", r)
         self._filler_markets()
         for story in self.storylines:

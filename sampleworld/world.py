@@ -17,7 +17,8 @@ SIZES: dict[str, dict[str, int]] = {
 }
 REPLAY_KINDS = ("merger", "election", "production", "bridge", "relations", "summit")
 LIVE_MARKET_KINDS = (("launch", "polymarket"), ("election", "manifold"), ("merger", "kalshi"))
-EXTRA_LIVE_KINDS = ("production", "bridge", "summit")
+# Live questions no market settles, so that a question of every type is open at the world's present.
+EXTRA_LIVE_KINDS = ("production", "bridge", "summit", "relations")
 Direction = Literal["Positive", "Negative", "Neutral"]
 
 

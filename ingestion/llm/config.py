@@ -4,7 +4,8 @@ Every stage of every LLM path has two limits: the most tokens one answer may tak
 ``max_tokens`` on every call) and a wall-clock budget for all of the stage's calls together.
 Defaults below; ``HINDSIGHT_LLM_STAGE_LIMITS`` overrides them as ``stage=tokens/seconds`` pairs
 separated by commas (either part may be left empty), and ``HINDSIGHT_LLM_MAX_OUTPUT_TOKENS`` caps
-every stage's tokens.
+every stage's tokens; unset, that cap is derived from the context window (:func:`derived_max_output`),
+so a small window such as 2,048 tokens works with no other setting.
 """
 
 from __future__ import annotations
@@ -80,6 +81,15 @@ def parse_stage_limits(text: str) -> dict[str, StageLimits]:
     return limits
 
 
+DEFAULT_MAX_OUTPUT_TOKENS = 4096
+
+
+def derived_max_output(context: int) -> int:
+    """The answer cap when none is set: half the window (the prompt keeps the other half), at most
+    DEFAULT_MAX_OUTPUT_TOKENS."""
+    return min(DEFAULT_MAX_OUTPUT_TOKENS, context // 2)
+
+
 def llm_config() -> LLMConfig | None:
     """The configured LLM from settings, or None when no model is set (every LLM path is off)."""
     model = (settings.LLM_MODEL or "").strip()
@@ -91,11 +101,15 @@ def llm_config() -> LLMConfig | None:
             f"HINDSIGHT_LLM_STRUCTURED_OUTPUT is {mode!r}; use auto, {', '.join(STRUCTURED_MODES)}."
         )
     context = int(settings.LLM_CONTEXT_TOKENS)
-    max_output = int(settings.LLM_MAX_OUTPUT_TOKENS)
-    if context < 512 or not 1 <= max_output < context:
+    max_output = int(settings.LLM_MAX_OUTPUT_TOKENS or 0)
+    if context < 512:
+        raise ImproperlyConfigured(f"HINDSIGHT_LLM_CONTEXT_TOKENS ({context}) must be at least 512.")
+    if max_output <= 0:
+        max_output = derived_max_output(context)
+    elif max_output >= context:
         raise ImproperlyConfigured(
-            f"HINDSIGHT_LLM_CONTEXT_TOKENS ({context}) must be at least 512 and larger than "
-            f"HINDSIGHT_LLM_MAX_OUTPUT_TOKENS ({max_output})."
+            f"HINDSIGHT_LLM_MAX_OUTPUT_TOKENS ({max_output}) must be smaller than HINDSIGHT_LLM_CONTEXT_TOKENS "
+            f"({context}); leave it unset to derive it from the window ({derived_max_output(context)})."
         )
     return LLMConfig(
         model=model,

@@ -22,6 +22,10 @@ from leaderboard.stats.views import View
 NEIGHBOURS: Final = 4  # agents compared above and below the agent in the ranking
 
 
+# Within this distance of an even split of the resamples, neither agent is called the better one.
+INDISTINGUISHABLE_MARGIN = 0.05
+
+
 @dataclass(frozen=True)
 class Pair:
     other: Agent
@@ -35,9 +39,18 @@ class Pair:
         return self.share >= 0.5
 
     @property
+    def indistinguishable(self) -> bool:
+        """A tie as a reader sees it: the resamples split about evenly, or the Brier gap rounds to 0.000."""
+        return abs(self.share - 0.5) < INDISTINGUISHABLE_MARGIN or round(self.gap, 3) == 0
+
+    @property
     def shown_percent(self) -> int:
         """The share as a reader says it: of resamples won when it wins, lost when it loses."""
         return round(100 * (self.share if self.wins else 1.0 - self.share))
+
+    @property
+    def share_percent(self) -> int:
+        return round(100 * self.share)
 
     @property
     def gap(self) -> float:

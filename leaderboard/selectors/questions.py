@@ -149,12 +149,14 @@ def question_forecast_rows(*, question: Question, with_grades: bool) -> list[dic
     is graded yet) and, ``with_grades``, its current grade; ordered by agent name."""
     latest: dict[int, Any] = {}
     for f in (
-        Forecast.objects.filter(question=question).select_related("agent", "agent__team").order_by("received_at", "id")
+        Forecast.objects.filter(question=question)
+        .select_related("agent", "agent__team", "session")
+        .order_by("received_at", "id")
     ):
         latest[f.agent_id] = f
     counted: dict[int, tuple[Any, Grade]] = {}
     for g in Grade.objects.filter(forecast__question=question, is_current=True, counts=True).select_related(
-        "forecast", "forecast__agent", "forecast__agent__team"
+        "forecast", "forecast__agent", "forecast__agent__team", "forecast__session"
     ):
         counted[g.forecast.agent_id] = (g.forecast, g)
     rows = []

@@ -8,6 +8,7 @@ platform baseline) with what the pages, the API and the exports show of it.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -18,10 +19,11 @@ from django.db.models import Q
 
 from ingestion.models import Question
 from leaderboard.models import Agent
+from leaderboard.selectors.questions import revealed_q
 from leaderboard.stats.baselines import BASELINE_LABELS
 from leaderboard.stats.columns import brier_index_of
 from leaderboard.stats.metrics import LOWER_IS_BETTER, METRICS, STANDINGS_VERSION
-from leaderboard.stats.views import HORIZON_BUCKETS, HORIZON_LABELS, TRACKS, View
+from leaderboard.stats.views import HORIZON_BUCKETS, HORIZON_LABELS, TRACKS, View, horizon_bucket
 
 SORTABLE: Final = ("rank", "n", "brier_index", *METRICS)
 METRIC_LABELS: Final = {
@@ -204,6 +206,11 @@ def parse_view(params: Mapping[str, Any]) -> View:
             if name == "to":
                 moment += timedelta(days=1)  # inclusive end date
             window[name] = moment.timestamp()
+    if window["from"] is not None and window["to"] is not None and window["from"] >= window["to"]:
+        errors["to"] = (
+            f"The date range is reversed: 'resolved from' {params.get('from')} is after 'to' {params.get('to')}; "
+            "swap the two dates."
+        )
     if errors:
         raise ValidationError(errors)
     return View(
@@ -274,6 +281,24 @@ def leaderboard_cache_key(prefix: str, *, view: View, **extra: Any) -> str:
     text = "&".join(f"{k}={params[k]}" for k in sorted(params))
     text += "|" + "&".join(f"{k}={extra[k]}" for k in sorted(extra))
     return f"{prefix}:{hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()}"
+
+
+def graded_question_counts(view: View) -> dict[str, Counter[str]]:
+    """How many questions with public grades each domain and each horizon bucket holds under the
+    view's track and type (whatever its own domain and horizon), so that a filter option that would
+    show an empty board can say so before it is chosen."""
+    questions = Question.objects.filter(revealed_q(), forecasts__grades__is_current=True).distinct()
+    if view.track != "all":
+        questions = questions.filter(track=view.track)
+    if view.question_type:
+        questions = questions.filter(type=view.question_type)
+    if view.origin:
+        questions = questions.filter(origin=view.origin)
+    counts: dict[str, Counter[str]] = {"domain": Counter(), "horizon": Counter()}
+    for domain, days in questions.values_list("domain", "horizon_days"):
+        counts["domain"][domain] += 1
+        counts["horizon"][horizon_bucket(days)] += 1
+    return counts
 
 
 def filter_choices() -> dict[str, list[tuple[str, str]]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
@@ -92,9 +92,10 @@ def agent_create(
     knowledge_cutoff: date | None = None,
     tools_description: str = "",
     is_baseline: bool = False,
+    now: datetime | None = None,
 ) -> Agent:
     name, model_name, provider = name.strip(), model_name.strip(), provider.strip()
-    _check_agent_fields(name=name, model_name=model_name, provider=provider)
+    _check_agent_fields(name=name, model_name=model_name, provider=provider, knowledge_cutoff=knowledge_cutoff, now=now)
     if team.agents.filter(name__iexact=name).exists():
         raise ValidationError({"name": f"Team {team.name!r} already has an agent named {name!r}."})
     return Agent.objects.create(
@@ -109,8 +110,17 @@ def agent_create(
     )
 
 
-def _check_agent_fields(*, name: str, model_name: str, provider: str) -> None:
+def _check_agent_fields(
+    *, name: str, model_name: str, provider: str, knowledge_cutoff: date | None, now: datetime | None
+) -> None:
     errors: dict[str, str] = {}
+    today = (now or timezone.now()).astimezone(UTC).date()
+    if knowledge_cutoff is not None and knowledge_cutoff > today:
+        # A cutoff in the future would let every replay forecast count as uncontaminated.
+        errors["knowledge_cutoff"] = (
+            f"The knowledge cutoff {knowledge_cutoff.isoformat()} is in the future (today is {today.isoformat()}): "
+            "declare the date of the newest data the model was trained on."
+        )
     if not name:
         errors["name"] = "An agent needs a name."
     elif len(name) > 200:
@@ -140,7 +150,14 @@ def agent_update(
 
     A change of the declared cutoff is recorded (old, new, who, when, where) before grades follow it."""
     name, model_name, provider = name.strip(), model_name.strip(), provider.strip()
-    _check_agent_fields(name=name, model_name=model_name, provider=provider)
+    _check_agent_fields(
+        name=name,
+        model_name=model_name,
+        provider=provider,
+        # Only a changed cutoff is checked: an agent declared earlier keeps saving its other details.
+        knowledge_cutoff=knowledge_cutoff if knowledge_cutoff != agent.knowledge_cutoff else None,
+        now=now,
+    )
     if agent.team.agents.filter(name__iexact=name).exclude(pk=agent.pk).exists():
         raise ValidationError({"name": f"Team {agent.team.name!r} already has an agent named {name!r}."})
     old_cutoff = agent.knowledge_cutoff

@@ -47,3 +47,22 @@ def scores(grade: Any, question_type: str) -> SafeString:
             ((s.hint, s.label, s.value) for s in items),
         ),
     )
+
+
+@register.simple_tag
+def forecast_when(forecast: Any) -> SafeString:
+    """When a forecast was made: a replay forecast at its session's simulated date (the server
+    received it later, which is no sign of lateness), a live one when the server received it."""
+    received = forecast.received_at
+    session = forecast.session if forecast.session_id else None
+    if session is None:
+        return format_html(
+            '<time class="nowrap" datetime="{}">{}</time>', received.isoformat(), f"{received:%Y-%m-%d %H:%M}"
+        )
+    simulated = session.simulated_at
+    return format_html(
+        '<time class="nowrap" datetime="{}" title="received {} UTC">{}</time> <span class="muted">(simulated date)</span>',
+        simulated.isoformat(),
+        f"{received:%Y-%m-%d %H:%M}",
+        f"{simulated:%Y-%m-%d}",
+    )

@@ -89,7 +89,7 @@ def metric_cell(entry: Entry, metric: str) -> str:
     companion = _COMPANIONS.get(metric)
     if companion and entry.values.get(companion) is not None:
         sub = format_html(
-            '<small class="sub" title="{}: {}">cov {}</small>',
+            '<small class="sub"><abbr title="{}: {}">cov</abbr> {}</small>',
             METRIC_LABELS[companion],
             METRIC_HELP[companion],
             metric_text(entry.values.get(companion), companion),
@@ -98,7 +98,7 @@ def metric_cell(entry: Entry, metric: str) -> str:
         return format_html('<td class="num muted">—{}</td>', sub)
     if metric == "brier_adjusted" and entry.brier_adjusted_index is not None:
         sub = format_html(
-            '<small class="sub" title="Brier Index of the adjusted Brier: 100 x (1 - its square root)">BI {}</small>',
+            '<small class="sub"><abbr title="Brier Index of the adjusted Brier: 100 x (1 - its square root)">BI</abbr> {}</small>',
             f"{entry.brier_adjusted_index:.1f}",
         )
     counted = "" if n == entry.rank_n else format_html(' <span class="muted" title="questions">n={}</span>', n)
@@ -120,7 +120,7 @@ def own_forecasts(user: Any, limit: int = 20) -> dict[str, Any]:
 
     forecasts = list(
         Forecast.objects.filter(agent__team__members=user)
-        .select_related("agent", "question")
+        .select_related("agent", "question", "session")
         .order_by("-received_at", "-id")[:limit]
     )
     grades = grades_for_forecasts(forecast_ids=[f.pk for f in forecasts])

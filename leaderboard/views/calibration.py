@@ -60,6 +60,7 @@ def calibration(request: HttpRequest) -> HttpResponse:
             "track": track,
             "tracks": tracks.items(),
             "limit": limit,
+            "drawn": len(series),
             "bin_labels": [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)],
         },
     )

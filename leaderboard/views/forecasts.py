@@ -24,7 +24,7 @@ def forecast_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
     """Public once the question page shows the forecast (closed, and a replay's outcome published);
     the agent's team and staff see it at any time, its grades once they are not withheld."""
     forecast = get_object_or_404(
-        Forecast.objects.select_related("agent", "agent__team", "question").exclude(
+        Forecast.objects.select_related("agent", "agent__team", "question", "session").exclude(
             question__status=Question.Status.DRAFT
         ),
         pk=forecast_id,

@@ -26,6 +26,7 @@ from leaderboard.selectors.standings import (
     METRIC_LABELS,
     MORE_COLUMNS,
     filter_choices,
+    graded_question_counts,
     leaderboard_cache_key,
     normalise_sort,
     parse_view,
@@ -124,6 +125,19 @@ def _groups(metrics: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
+def _counted_choices(view: View) -> dict[str, list[tuple[str, str]]]:
+    """The filter choices, the domain and horizon options with how many graded questions each holds
+    in this view's track and type (an option that would show an empty board says so)."""
+    choices = filter_choices()
+    counts = graded_question_counts(view)
+    for name in ("domain", "horizon"):
+        choices[name] = [
+            (value, f"{label} ({counts[name][value]})" if counts[name][value] else f"{label} (none graded yet)")
+            for value, label in choices[name]
+        ]
+    return choices
+
+
 def _leaderboard_context(request: HttpRequest, view: View) -> dict[str, Any]:
     page = leaderboard_page(view=view, sort=request.GET.get("sort", "rank"), page=_page_number(request))
     more = _more_columns(request)
@@ -146,9 +160,11 @@ def _leaderboard_context(request: HttpRequest, view: View) -> dict[str, Any]:
         toggled["contamination"] = "off"
     else:
         toggled.pop("contamination", None)
+    agents = [e for e in page.entries if not e.is_baseline]
     return {
         "page": page,
         "rows": rows,
+        "all_provisional": bool(agents) and all(e.provisional for e in agents),
         "columns": [_column(m) for m in shown],
         "groups": _groups(shown),
         "hidden_columns": hidden,
@@ -158,7 +174,7 @@ def _leaderboard_context(request: HttpRequest, view: View) -> dict[str, Any]:
         "rank_lower_is_better": page.rank_metric in LOWER_IS_BETTER,
         "min_sharing_agents": MIN_SHARING_AGENTS,
         "type_tabs": TYPE_TABS,
-        "choices": filter_choices(),
+        "choices": _counted_choices(view),
         "params": params,
         "toggle_query": "&".join(f"{k}={v}" for k, v in toggled.items()),
         "base_query": "&".join(f"{k}={v}" for k, v in page.params.items()),

@@ -9,7 +9,8 @@ from urllib.parse import urlencode
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
@@ -20,6 +21,7 @@ from leaderboard.methods import methods_html
 from leaderboard.models import Agent, Grade
 from leaderboard.selectors.calibration import pair_of
 from leaderboard.selectors.leaderboard import agent_standings, top_agents
+from leaderboard.selectors.market_prices import MarketSeries
 from leaderboard.selectors.pairwise import pairwise_confidence
 from leaderboard.selectors.questions import (
     SAMPLE_WORLD,
@@ -36,6 +38,11 @@ from leaderboard.selectors.questions import (
 from leaderboard.selectors.standings import filter_choices
 from leaderboard.selectors.standings_cache import cached_for_version
 from leaderboard.stats.pairwise import PAIRWISE_RESAMPLES
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers and feed readers that ask for /favicon.ico get the site's icon."""
+    return redirect(static("hindsight/favicon.svg"), permanent=True)
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -57,7 +64,7 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
     grades = list(
         Grade.objects.filter(forecast__agent=agent, is_current=True, counts=True)
         .filter(revealed_q("forecast__question__"))
-        .select_related("forecast", "forecast__question")
+        .select_related("forecast", "forecast__question", "forecast__session")
         .order_by("-forecast__received_at")
     )
     scored = [g for g in grades if not g.void]
@@ -177,13 +184,35 @@ def _probability_of_yes(prediction: Any) -> float | None:
     return p if 0.0 <= p <= 1.0 else None
 
 
+def _option_prices(question: Question, rows: int = 20) -> dict[str, Any]:
+    """A multiple-choice market's price per option: the lines to draw (in the question's option
+    order) and a table of the latest ``rows`` times with every option's price then."""
+    series = MarketSeries(question)
+    if not series.series:
+        return {}
+    by_name = {name.strip().lower(): name for name in series.series}
+    ordered = [by_name[o.strip().lower()] for o in question.options or [] if o.strip().lower() in by_name]
+    ordered += sorted(name for name in series.series if name not in ordered)
+    lines = [(name, list(zip(*series.series[name], strict=True))) for name in ordered]
+    times = sorted({t for name in ordered for t in series.series[name][0]})[-rows:]
+    table = [(t, [series.price(name, t) for name in ordered]) for t in times]
+    return {"labels": ordered, "lines": lines, "table": table}
+
+
 def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
     question = get_object_or_404(Question.objects.exclude(status=Question.Status.DRAFT), pk=question_id)
     reveal = question_reveal(question=question, user=request.user)
     resolutions = question_resolutions_visible(question=question, user=request.user)
     price_svg = ""
     prices: list[tuple[Any, float]] = []
-    if reveal.activity:
+    option_prices: dict[str, Any] = {}
+    if reveal.activity and question.type == Question.Type.MULTIPLE_CHOICE:
+        option_prices = _option_prices(question)
+        if option_prices:
+            price_svg = charts.lines_svg(
+                option_prices["lines"], title=f"Market price of each option over time for: {question.title}"
+            )
+    elif reveal.activity:
         main_outcome, prices = market_prices(question)
         if prices:
             price_svg = charts.line_svg(
@@ -202,10 +231,16 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
                 if p is not None:
                     counts[min(9, int(p * 10))] += 1
             labels = [f"{b / 10:.1f}-{(b + 1) / 10:.1f}" for b in range(10)]
-            histogram = list(zip(labels, counts, strict=True))
-            histogram_svg = charts.histogram_svg(
-                counts, title=f"Distribution of {len(forecasts)} agents' probabilities of yes", labels=labels
-            )
+            # Sized to the data: the bars as tall as the largest count needs, the table only the
+            # bins some agent forecast in.
+            histogram = [(label, c) for label, c in zip(labels, counts, strict=True) if c]
+            if histogram:
+                histogram_svg = charts.histogram_svg(
+                    counts,
+                    title=f"Distribution of {sum(counts)} agents' probabilities of yes",
+                    labels=labels,
+                    height=min(140, 44 + 16 * max(counts)),
+                )
     has_graph = reveal.outcome and question_has_hindsight_graph(question=question)
     return render(
         request,
@@ -218,6 +253,7 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
             "annulled": question.status == Question.Status.ANNULLED and reveal.outcome,
             "price_svg": mark_safe(price_svg),
             "prices": prices[-20:],
+            "option_prices": option_prices,
             "closed": closed,
             "forecasts_hidden": not reveal.activity,
             "forecasts": forecasts,

@@ -114,10 +114,10 @@
       { selector: "node.tick", style: { "shape": "rectangle", "width": 1, "height": 10, "background-color": "#8a94a0",
         "label": "data(label)", "font-size": 11, "color": "#5b6470", "text-valign": "bottom", "text-margin-y": 4,
         "events": "no" } },
-      { selector: "edge", style: { "curve-style": "bezier", "width": "data(width)", "line-color": "data(colour)",
+      { selector: "edge[colour]", style: { "curve-style": "bezier", "width": "data(width)", "line-color": "data(colour)",
         "target-arrow-color": "data(colour)", "target-arrow-shape": "triangle", "arrow-scale": 1.1, "opacity": 0.85 } },
       { selector: "edge.undirected", style: { "target-arrow-shape": "none", "line-style": "dashed" } },
-      { selector: "edge.match", style: { "line-style": "dotted", "line-color": "#1f5fbf", "width": 2,
+      { selector: "edge.match", style: { "curve-style": "bezier", "line-style": "dotted", "line-color": "#1f5fbf", "width": 2,
         "target-arrow-shape": "none", "opacity": 0.7 } },
       { selector: ":selected", style: { "overlay-color": "#1f5fbf", "overlay-opacity": 0.15 } }
     ]

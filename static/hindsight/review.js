@@ -6,10 +6,13 @@
   var rows = Array.prototype.slice.call(document.querySelectorAll("table.review tbody tr[data-event]"));
   if (!rows.length) return;
   var active = 0;
+  // The first pending row is marked on load; the first j (or k) goes to it rather than past it.
+  var moved = false;
   var pendingEl = document.getElementById("pending-count");
 
   function activate(index, focus) {
     rows[active].classList.remove("active");
+    moved = moved || focus !== false;
     active = Math.max(0, Math.min(rows.length - 1, index));
     rows[active].classList.add("active");
     if (focus !== false) rows[active].focus({ preventScroll: true });
@@ -68,7 +71,7 @@
 
   rows.forEach(function (row, index) {
     var form = row.querySelector("form.decision");
-    row.addEventListener("click", function () { if (active !== index) activate(index, false); });
+    row.addEventListener("click", function () { moved = true; if (active !== index) activate(index, false); });
     row.querySelector(".revise-toggle").addEventListener("click", function () {
       row.classList.toggle("revising");
       if (row.classList.contains("revising")) row.querySelector("[name=revised_title]").focus();
@@ -91,8 +94,8 @@
     var tag = (evt.target.tagName || "").toLowerCase();
     if (tag === "input" || tag === "select" || tag === "textarea" || evt.ctrlKey || evt.metaKey || evt.altKey) return;
     var row = rows[active], form = row.querySelector("form.decision");
-    if (evt.key === "j" || evt.key === "ArrowDown") activate(active + 1);
-    else if (evt.key === "k" || evt.key === "ArrowUp") activate(active - 1);
+    if (evt.key === "j" || evt.key === "ArrowDown") activate(moved ? active + 1 : active);
+    else if (evt.key === "k" || evt.key === "ArrowUp") activate(moved ? active - 1 : active);
     else if (evt.key === "a") submit(form, "approve").then(function (saved) { if (saved) activate(active + 1); });
     else if (evt.key === "r") form.querySelector("select[name=reason]").focus();
     else if (evt.key === "e") { row.classList.add("revising"); row.querySelector("[name=revised_title]").focus(); }

@@ -47,9 +47,22 @@ def test_bad_stage_limits_name_the_problem(text: str, message: str) -> None:
         parse_stage_limits(text)
 
 
+@pytest.mark.parametrize(("window", "cap"), [(2048, 1024), (8192, 4096), (32768, 4096)])
+def test_only_the_window_set_derives_the_answer_cap(settings: Any, window: int, cap: int) -> None:
+    configure(settings, LLM_CONTEXT_TOKENS=window, LLM_MAX_OUTPUT_TOKENS=0)
+    config = llm_config()
+    assert config is not None and config.max_output_tokens == cap
+    assert config.limits("hindsight_graph").max_output_tokens <= cap
+
+
 def test_bad_window_or_method_is_refused(settings: Any) -> None:
     configure(settings, LLM_MAX_OUTPUT_TOKENS=9000)
-    with pytest.raises(ImproperlyConfigured, match="must be at least 512 and larger than"):
+    with pytest.raises(
+        ImproperlyConfigured, match=r"MAX_OUTPUT_TOKENS \(9000\) must be smaller than .* leave it unset"
+    ):
+        llm_config()
+    configure(settings, LLM_CONTEXT_TOKENS=256, LLM_MAX_OUTPUT_TOKENS=0)
+    with pytest.raises(ImproperlyConfigured, match="must be at least 512"):
         llm_config()
     configure(settings, LLM_STRUCTURED_OUTPUT="grammar")
     with pytest.raises(ImproperlyConfigured, match="use auto, json_schema, tools, text"):

@@ -39,7 +39,7 @@ def test_every_staff_page_lists_its_rows(admin_client: Client, agent: Agent, gra
         ("team", "Owls"),
         ("agent", "Owl One"),
         ("forecast", graded.question.title),
-        ("grade", f"Forecast {graded.pk} by agent {graded.agent_id}"),
+        ("grade", graded.agent.name),
         ("agentcutoffchange", "0 agent cutoff changes"),
     ):
         response = admin_client.get(f"/admin/leaderboard/{model}/")

@@ -108,9 +108,9 @@ def test_the_page_shows_the_new_columns_and_says_what_ranks(http, world) -> None
     assert "Ranked by <strong" in page and "Adjusted Brier</strong> (lower is better)" in page
     for header in ("Adjusted Brier", "Peer score", "Leaks", "KER"):
         assert f">{header}" in page, header
-    assert "BI 90.0" in page  # Sharp Falcon's adjusted Brier 0.01 as a Brier Index
+    assert "BI</abbr> 90.0" in page  # Sharp Falcon's adjusted Brier 0.01 as a Brier Index
     assert "Time-averaged Brier" not in page.split("<table", 1)[1].split("</thead>", 1)[0]
     more = http.get("/leaderboard/", params={"columns": "all"}).text
     head = more.split("<table", 1)[1].split("</thead>", 1)[0]
     assert "Time-averaged Brier" in head and "Log score" in head and "Market edge" in head
-    assert "cov 90.0%" in more  # each forecast stood from a day after the open to the close
+    assert "cov</abbr> 90.0%" in more  # each forecast stood from a day after the open to the close

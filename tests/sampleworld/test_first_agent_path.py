@@ -6,6 +6,8 @@ test-artifacts/."""
 from __future__ import annotations
 
 import io
+import logging
+import re
 import subprocess
 import sys
 import time
@@ -36,13 +38,16 @@ def _command(*args: str) -> str:
     return out.getvalue()
 
 
-def test_first_agent_is_graded_after_advancing_the_clock(browser_page: Any, live_server: Any) -> None:
+def test_first_agent_is_graded_after_advancing_the_clock(browser_page: Any, live_server: Any, caplog: Any) -> None:
     with pytest.raises(CommandError, match="No sample world in this database"):
         _command("sample_world", "--advance", "--no-measure")
     started = time.monotonic()
     _command("sample_world", "--size", "tiny", "--until", "present", "--no-measure")
     open_sample = Question.objects.filter(SAMPLE_WORLD, status=Question.Status.OPEN)
     assert open_sample.exists()
+    # The replay questions wait for the new agent: their outcomes are published by --advance.
+    sample_replays = Question.objects.filter(SAMPLE_WORLD, track=Question.Track.REPLAY)
+    assert sample_replays.exists() and not sample_replays.exclude(outcome_published_at=None).exists()
 
     page = browser_page
     page.goto("/questions/")
@@ -63,11 +68,21 @@ def test_first_agent_is_graded_after_advancing_the_clock(browser_page: Any, live
     assert result.returncode == 0, result.stderr[-2000:]
     live_forecasts = Forecast.objects.filter(agent=agent, question__in=open_sample)
     assert live_forecasts.exists(), result.stdout[-2000:]
+    replay_forecasts = Forecast.objects.filter(agent=agent, question__in=sample_replays)
+    assert replay_forecasts.count() == sample_replays.count(), result.stdout[-2000:]
+    assert "refused" not in result.stdout
 
+    caplog.clear()
     out = _command("sample_world", "--advance", "--no-measure")
     assert "Advancing the fictional clock" in out and "current grades" in out
+    assert not [r for r in caplog.records if r.levelno < logging.WARNING]  # progress lines only
     graded = Grade.objects.filter(forecast__in=live_forecasts, is_current=True, counts=True)
     assert graded.count() == live_forecasts.values("question").distinct().count()
+    graded_now = int(re.search(r"(\d+) forecasts graded now", out).group(1))  # type: ignore[union-attr]
+    assert graded_now >= graded.count()
+    assert not sample_replays.filter(outcome_published_at=None).exists()
+    replay = replay_forecasts.select_related("session").first()
+    assert replay is not None and Grade.objects.filter(forecast=replay, is_current=True).exists()
     elapsed = time.monotonic() - started
 
     page.goto(f"/agents/{agent.slug}/")
@@ -75,6 +90,10 @@ def test_first_agent_is_graded_after_advancing_the_clock(browser_page: Any, live
     assert rows.count() >= graded.count()
     assert "—" not in rows.first.locator("td >> nth=4").inner_text()  # its own type's scores
     screenshot(page, "first-agent-02-agent-graded")
+    # A replay forecast reads as made at its simulated date, not as received late.
+    page.goto(f"/forecasts/{replay.pk}/")
+    assert f"{replay.session.simulated_at:%Y-%m-%d}" in page.inner_text("main")
+    assert "simulated date" in page.inner_text("main")
     again = _command("sample_world", "--advance", "--no-measure")
     assert "already at the world's end" in again
     print(f"first-agent path on a tiny world: {elapsed:.0f}s")

@@ -40,6 +40,17 @@ def test_every_question_type_on_both_tracks_where_it_applies(size: str) -> None:
     assert {s.platform for s in live} >= {"polymarket", "manifold", "kalshi"}
 
 
+def test_the_demo_world_keeps_a_live_question_of_every_type_open_past_its_end() -> None:
+    world = generate_world(size="small", seed=7, end=END)
+    live = [s for s in world.storylines if s.track == "live"]
+    assert {s.question["type"] for s in live} == {
+        "binary", "multiple_choice", "quantity", "timeframe", "relation", "open_ended"
+    }  # fmt: skip
+    for story in live:
+        if story.market is None:
+            assert datetime.fromisoformat(story.question["close_at"]) > END, story.key
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_outcomes_follow_from_the_hidden_graph(seed: int) -> None:
     world = generate_world(size="small", seed=seed, end=END)

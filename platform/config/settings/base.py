@@ -333,7 +333,8 @@ LLM_TIMEOUT_SECONDS = env_float("HINDSIGHT_LLM_TIMEOUT_SECONDS", 300.0)
 # The model's context window as the server runs it (llama.cpp: --n_ctx / -c), and the cap on any one
 # answer. Prompts are assembled to leave room for the answer; nothing longer is ever sent.
 LLM_CONTEXT_TOKENS = env_int("HINDSIGHT_LLM_CONTEXT_TOKENS", 8192)
-LLM_MAX_OUTPUT_TOKENS = env_int("HINDSIGHT_LLM_MAX_OUTPUT_TOKENS", 4096)
+# 0 (unset): derived from the window (ingestion.llm.config.derived_max_output).
+LLM_MAX_OUTPUT_TOKENS = env_int("HINDSIGHT_LLM_MAX_OUTPUT_TOKENS", 0)
 # Per-stage answer tokens and wall-clock seconds over the defaults in ingestion/llm/config.py,
 # e.g. "hindsight_graph=3000/600,judge=64/300".
 LLM_STAGE_LIMITS = os.environ.get("HINDSIGHT_LLM_STAGE_LIMITS", "")

@@ -12,12 +12,9 @@ database and only serves; ``--reset`` starts from an empty database.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import secrets
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,6 +38,7 @@ from sampleworld.management.commands.sample_world import (
     grade_and_rank,
     measure_builders,
     print_measurement,
+    quiet_logs,
     world_summary,
 )
 from sampleworld.publish import PublishReport, SampleWorldRun, WorldParams, sample_world_params
@@ -93,7 +91,7 @@ class Command(BaseCommand):
             raise CommandError(f"--addrport {options['addrport']!r}: expected HOST:PORT")
         if options["reset"]:
             self._reset()
-        with _quiet_logs(options["verbosity"]):
+        with quiet_logs(options["verbosity"]):
             self.step("Migrating the database")
             call_command("migrate", interactive=False, verbosity=0)
             credentials = self._ensure_staff()
@@ -119,7 +117,7 @@ class Command(BaseCommand):
                 finally:
                     run.disable_sources()
                     run.stop()
-                self._grade_and_rank()
+                self._grade_and_rank(publish_replays=options["until"] == "end")
                 self.step("Measuring the hindsight builders against the hidden ground truth")
                 print_measurement(self.stdout.write, measure_builders(run.world))
             else:
@@ -235,10 +233,12 @@ class Command(BaseCommand):
         self.step("Advancing the fictional clock: late news arrives, markets settle, live questions resolve")
         advance_to_end(run, report=self.run_report, log=lambda m: self.stdout.write(f"    {m}"))
 
-    def _grade_and_rank(self) -> None:
+    def _grade_and_rank(self, *, publish_replays: bool) -> None:
         self.step("Building hindsight graphs where missing, grading every resolved question, ranking")
         self._publish_answered_imports()
-        grade_and_rank(log=self.stdout.write)
+        # The sample replay questions' outcomes stay unpublished while the clock stops at the
+        # present, so a new agent can still open replay sessions on them; `--advance` publishes them.
+        grade_and_rank(log=self.stdout.write, publish_replays=publish_replays)
 
     def _publish_answered_imports(self) -> None:
         """Publish the outcomes of the ForecastBench replay questions the baselines answered, as staff
@@ -327,15 +327,3 @@ def demo_slice(entries: list[Any], size: int) -> list[Any]:
             if group and len(chosen) < size:
                 chosen.append(group.pop(0))
     return chosen
-
-
-@contextmanager
-def _quiet_logs(verbosity: int) -> Iterator[None]:
-    """Per-request and per-task INFO lines would bury the progress; -v 2 keeps them."""
-    if verbosity < 2:
-        # A global threshold: Celery reconfigures loggers when its first task runs.
-        logging.disable(logging.INFO)
-    try:
-        yield
-    finally:
-        logging.disable(logging.NOTSET)

@@ -3,8 +3,11 @@ ingestion path, then measure the hindsight builders against its hidden ground tr
 
 from __future__ import annotations
 
+import logging
 import statistics
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -148,7 +151,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["advance"]:
-            self.advance(measure=not options["no_measure"])
+            with quiet_logs(options["verbosity"]):
+                self.advance(measure=not options["no_measure"])
             return
         if options["reset"]:
             deleted = sample_world_delete()
@@ -184,6 +188,7 @@ class Command(BaseCommand):
                 "No sample world in this database: run `python manage.py demo` (or `python manage.py sample_world "
                 "--until present`) first."
             )
+        graded_since = latest_grade_id()
         run = SampleWorldRun.start(params=params, log=self.stdout.write)
         report = PublishReport()
         try:
@@ -201,14 +206,19 @@ class Command(BaseCommand):
             run.stop()
         if report.errors:
             raise CommandError(f"{len(report.errors)} poll(s) failed: {report.errors[0]}")
-        grade_and_rank(log=self.stdout.write)
+        grade_and_rank(log=self.stdout.write, publish_replays=True, graded_since=graded_since)
         if measure:
             print_measurement(self.stdout.write, measure_builders(run.world))
 
 
-def grade_and_rank(*, log: Any) -> None:
+def grade_and_rank(*, log: Any, publish_replays: bool, graded_since: int | None = None) -> None:
     """Build hindsight graphs where missing, grade every resolved question with forecasts, publish
-    the fictional replay questions' outcomes (playing staff) and rebuild the standings."""
+    the fictional replay questions' outcomes when ``publish_replays`` (playing staff; until then
+    agents can still open replay sessions on them) and rebuild the standings. "Graded now" counts
+    the forecasts given a grade after the grade id ``graded_since`` (by default: from here on), as
+    resolutions grade their forecasts as they happen."""
+    if graded_since is None:
+        graded_since = latest_grade_id()
     resolved = list(
         Question.objects.filter(status=Question.Status.RESOLVED, forecasts__isnull=False)
         .distinct()
@@ -223,21 +233,42 @@ def grade_and_rank(*, log: Any) -> None:
     for qid, origin in resolved:
         if qid not in with_graph and (origin != Question.Origin.IMPORTED or qid in covered):
             built += hindsight_build(question_id=qid) is not None
-    graded = 0
     for qid, _ in resolved:
-        graded += grade_question(question_id=qid).graded
-    for question in Question.objects.filter(
-        track=Question.Track.REPLAY, status=Question.Status.RESOLVED, outcome_published_at=None
-    ).exclude(origin=Question.Origin.IMPORTED):
-        question_publish_outcome(question=question)
+        grade_question(question_id=qid)
+    published = 0
+    if publish_replays:
+        for question in Question.objects.filter(
+            track=Question.Track.REPLAY, status=Question.Status.RESOLVED, outcome_published_at=None
+        ).exclude(origin=Question.Origin.IMPORTED):
+            question_publish_outcome(question=question)
+            published += 1
+    graded = Grade.objects.filter(pk__gt=graded_since).values("forecast").distinct().count()
     graphs = HindsightGraph.objects.filter(is_current=True)
     log(
         f"    {graphs.count()} hindsight graphs ({graphs.filter(graph_built=True).count()} pass the quality "
         f"thresholds; {built} built now); {graded} forecasts graded now, "
         f"{Grade.objects.filter(is_current=True).count()} current grades"
     )
+    if published:
+        log(f"    published the outcomes of {published} sample replay questions (as staff would)")
     log("    Ranking: rebuilding the standings")
     call_command("rebuild_standings", stdout=IndentedOutput(log))
+
+
+def latest_grade_id() -> int:
+    return Grade.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+@contextmanager
+def quiet_logs(verbosity: int) -> Iterator[None]:
+    """Per-request and per-task INFO lines would bury the progress lines; -v 2 keeps them."""
+    if verbosity < 2:
+        # A global threshold: Celery reconfigures loggers when its first task runs.
+        logging.disable(logging.INFO)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
 
 
 class IndentedOutput:
