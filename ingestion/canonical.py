@@ -129,25 +129,59 @@ _BLOCK_BOUNDARY = re.compile(
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _NEWLINES = re.compile(r"\s*\n\s*")
 _LOOKS_LIKE_HTML = re.compile(r"<[a-zA-Z!/]|&[#a-zA-Z0-9]+;")
-_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*(?:\s[^<>]*)?/?>")
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?/?>")
+# HTML element names (what nh3 knows, and what it removes outright).
+_MORE_ELEMENTS = """html head body script style font iframe link meta form input button section main source video
+    audio picture svg noscript label select option textarea title"""
+_HTML_ELEMENTS = frozenset(nh3.ALLOWED_TAGS) | frozenset(_MORE_ELEMENTS.split())
+_VOID_ELEMENTS = frozenset({"br", "hr", "img", "wbr"})
+
+
+def _is_markup(match: re.Match[str], text: str) -> bool:
+    """A tag is markup when it names an HTML element and is written as markup is: in lower case,
+    with attributes, closed somewhere in the text, or a void element. An upper-case bracketed name
+    without any of these is text: a wire story's ticker ("TEXACO <TX>", "MCLEAN'S <MII>")."""
+    closing, name, attributes = match.group(1), match.group(2), match.group(3)
+    lowered = name.lower()
+    if lowered not in _HTML_ELEMENTS:
+        return False
+    return name.islower() or bool(closing) or bool(attributes) or lowered in _VOID_ELEMENTS or f"</{name}>" in text
+
+
+def strip_tags(text: str) -> str:
+    """``text`` with its HTML markup replaced by spaces and runs of white space collapsed; bracketed
+    names that are not markup (tickers) are kept. Entities are left as they are."""
+    return " ".join(_TAG.sub(lambda m: " " if _is_markup(m, text) else m.group(0), text).split())
+
+
+def _escape_names(text: str) -> str:
+    """Bracketed names that are not markup, escaped so that the sanitiser keeps them as text."""
+    return _TAG.sub(lambda m: m.group(0) if _is_markup(m, text) else html.escape(m.group(0)), text)
+
+
+def _has_markup(text: str) -> bool:
+    return any(_is_markup(m, text) for m in _TAG.finditer(text))
+
+
+def _clean(value: str, *, strip_comments: bool = True) -> str:
+    marked = _BLOCK_BOUNDARY.sub("\n", _escape_names(value))
+    cleaned = nh3.clean(marked, tags=set(), clean_content_tags={"script", "style"}, strip_comments=strip_comments)
+    return html.unescape(cleaned)
 
 
 def html_to_text(value: str) -> str:
     """Plain text of an HTML fragment: tags removed (script/style with their content),
-    entities decoded, block elements become line breaks, whitespace collapsed."""
+    entities decoded, block elements become line breaks, whitespace collapsed. A bracketed name
+    that is not markup, such as a ticker symbol, stays."""
     if not value:
         return ""
     if not _LOOKS_LIKE_HTML.search(value):
         return _normalise_space(value)
-    marked = _BLOCK_BOUNDARY.sub("\n", value)
-    cleaned = nh3.clean(marked, tags=set(), clean_content_tags={"script", "style"}, strip_comments=True)
-    # nh3 re-escapes text; one unescape gives the characters, a second catches feeds that
+    # nh3 re-escapes text; one unescape gives the characters, a second pass catches feeds that
     # double-escape their HTML (e.g. "&amp;amp;").
-    text = html.unescape(cleaned)
-    if _TAG.search(text):
-        text = html.unescape(
-            nh3.clean(_BLOCK_BOUNDARY.sub("\n", text), tags=set(), clean_content_tags={"script", "style"})
-        )
+    text = _clean(value)
+    if _has_markup(text):
+        text = _clean(text, strip_comments=False)
     return _normalise_space(text)
 
 

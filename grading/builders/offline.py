@@ -41,8 +41,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from urllib.parse import urlsplit
 
-import nh3
-
 from grading.builders.common import BuildContext, BuildError, BuildResult
 from grading.builders.direction import Target
 from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, DraftEvent, DraftImpact, GraphDraft
@@ -50,6 +48,7 @@ from grading.builders.linking import Node, event_links, node_after_cues, outcome
 from grading.builders.relevance import Doc, SubjectTerms, cosine, idf_of, stems
 from grading.builders.story import select_story
 from grading.quality import Thresholds, check, delete_weak_links, fit_to_archive
+from ingestion.canonical import strip_tags
 from ingestion.models import Article, Question
 from ingestion.periods import parse_period
 
@@ -121,31 +120,12 @@ class _Cluster:
         return len({d.host for d in self.docs})
 
 
-# HTML element names: markup left in a summary is stripped, a ticker such as "<TX>" or "<BAC>" is text.
-_MORE_ELEMENTS = """html head body script style font iframe link meta form input button section main source video
-    audio picture svg noscript label select option textarea title"""
-_HTML_ELEMENTS = frozenset(nh3.ALLOWED_TAGS) | frozenset(_MORE_ELEMENTS.split())
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(\s[^<>]*)?/?>")
 # Where a sentence does not end although a full stop follows: an initial ("J.", "L.K."), an
 # initialism ("U.S."), or a common abbreviation of a name or title ("Co.", "Inc.", "Mr.", "St.").
 _NOT_AN_END = re.compile(
     r"(?:\b[A-Z]\.(?:[A-Z]\.)*|\b(?:Co|Corp|Inc|Ltd|Mr|Mrs|Ms|Dr|Sr|Jr|St|Mt|Gen|Gov|Sen|Rep|Lt|Col|Sgt|"
     r"Capt|Prof|No|Vol|vs|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.)$"
 )
-
-
-def strip_tags(text: str) -> str:
-    """Text with its HTML markup removed: tags of HTML elements written in lower case, with
-    attributes, or closed. An upper-case bracketed name without either ("TEXACO <TX>") is kept."""
-
-    def markup(match: re.Match[str]) -> str:
-        closing, name, attributes = match.group(1), match.group(2), match.group(3)
-        is_html = name.lower() in _HTML_ELEMENTS and (
-            name.islower() or bool(closing) or bool(attributes) or f"</{name}>" in text
-        )
-        return " " if is_html else match.group(0)
-
-    return " ".join(_TAG.sub(markup, text).split())
 
 
 def first_sentence(text: str) -> str:

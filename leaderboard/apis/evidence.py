@@ -185,6 +185,16 @@ class ArticleReadApi(EvidenceApi):
         published_at = serializers.DateTimeField()
         summary = serializers.CharField()
         body = serializers.CharField()
+        license = serializers.CharField(
+            help_text="The item's licence as its archive states it (e.g. CC-BY-SA-4.0); empty for feed articles."
+        )
+        attribution = serializers.SerializerMethodField(
+            help_text="Whom to credit when reusing the text (an archive's attribution); empty for feed articles."
+        )
+
+        def get_attribution(self, article: Any) -> str:
+            options = article.source.options if article.source is not None else None
+            return str(options.get("attribution") or "") if isinstance(options, dict) else ""
 
     class OutputSerializer(EvidenceArticleSerializer):
         as_of = serializers.DateTimeField()

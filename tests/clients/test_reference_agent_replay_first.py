@@ -39,8 +39,9 @@ def test_replay_questions_first_by_simulated_date_then_live(live_server: Any, ag
         close_at=T0 + timedelta(days=80), origin=Question.Origin.SAMPLE,
     )  # fmt: skip
     unforecastable = replay_question(
-        "quantity", title="How many reservoir turbines will run?", simulated_date_policy=POLICY.MID,
-        background="The plan is 5 000 turbines.", close_at=T0 + timedelta(days=85), origin=Question.Origin.SAMPLE,
+        "timeframe", outcome="2026-Q2", title="When will the reservoir turbines run?", granularity="",
+        simulated_date_policy=POLICY.MID, background="The plan is to start them in May 2026.",
+        close_at=T0 + timedelta(days=85), origin=Question.Origin.SAMPLE,
     )  # fmt: skip
     early = replay_question(
         "binary", title="Will the reservoir works begin?", simulated_date_policy=POLICY.EARLY,
@@ -61,7 +62,8 @@ def test_replay_questions_first_by_simulated_date_then_live(live_server: Any, ag
     order = [early, unforecastable, late, live]
     assert all(f"#{q.pk} " in line for q, line in zip(order, lines, strict=True)), first.stdout
     assert "created" in lines[0] and "created" in lines[2] and "created" in lines[3]
-    # The plan's 5 000 is above the question's upper bound: refused, and its session closed.
+    # Staff left the timeframe question without a granularity, so it takes no forecast: refused, and
+    # its session closed.
     assert "refused: 400" in lines[1] and "its replay session is closed" in lines[1]
     assert "403" not in first.stdout and "3 forecasts accepted" in first.stdout
 

@@ -61,7 +61,10 @@ def test_a_replay_session_on_a_real_question_sees_the_archive_only_before_its_si
     )
     announced = next(r for r in found["results"] if "May 7" in r["title"])
     read = agent_http.get(f"/api/v1/evidence/articles/{announced['id']}/", params={"session": session["id"]})
-    assert "Sistine Chapel" in read.raise_for_status().json()["body"]
+    article = read.raise_for_status().json()
+    assert "Sistine Chapel" in article["body"]
+    # What an agent needs to reuse the text: the item's licence and whom to credit.
+    assert (article["license"], article["attribution"]) == ("CC-BY-SA-4.0", "Wikipedia contributors")
 
     evidence_log_flush()
     logged = EvidenceAccess.objects.filter(agent=agent, session_id=session["id"])
