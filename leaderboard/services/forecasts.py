@@ -34,6 +34,7 @@ from ingestion.models import Question
 from leaderboard.models import Agent, Forecast, ReplaySession
 from leaderboard.selectors.agent_access import agent_access_refusal
 from leaderboard.services.errors import ForecastConflict, NotFound
+from leaderboard.services.forecast_embeddings import forecast_embeddings_enqueue
 from leaderboard.services.forecast_inserts import insert_forecast, insert_forecasts, link_cited_articles
 from leaderboard.services.forecast_sources import ArticleResolver, url_variants
 from leaderboard.services.predictions import forecast_body_clean
@@ -300,6 +301,8 @@ def forecast_submit(
         if existing is None:
             raise IntegrityError(f"forecast insert for idempotency_key {key!r} conflicted, but no forecast has it")
         return _replayed(existing, forecast.body_hash, key)
+    if forecast.graph is not None:
+        forecast_embeddings_enqueue([pk])
     return SubmitResult(forecast=forecast, created=True)
 
 
@@ -384,6 +387,7 @@ def forecast_submit_batch(
         with transaction.atomic():
             insert_forecasts([f for _, f, _ in to_create])
             link_cited_articles([(f, ids) for _, f, ids in to_create])
+            forecast_embeddings_enqueue([f.pk for _, f, _ in to_create if f.graph is not None])
     except IntegrityError:
         # A concurrent request took one of these idempotency keys: fall back to one at a time,
         # redoing also the in-batch replays of forecasts that were never stored.
