@@ -5,32 +5,18 @@ embedded on the grade queue while its question is open are read from the store w
 so the burst after a resolution costs the store's reads instead. Only the matcher's texts are
 embedded (``guarded.embeddable_texts``: the first EMBEDDED_CHARS characters, no stuffed or
 one-word events), so a huge graph costs at most its bounded event count times a bounded text.
+``forecast_submit`` and ``forecast_submit_batch`` send them once the forecasts are committed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.conf import settings
-from django.db import transaction
-
 from grading.embeddings import event_texts_embed
 from grading.scoring.guarded import embeddable_texts
 from leaderboard.models import Forecast
 from leaderboard.selectors.grade_keys import matcher_settings
 from leaderboard.services.grade_scoring import forecast_events
-
-
-def forecast_embeddings_enqueue(forecast_ids: Sequence[int]) -> None:
-    """After the transaction commits, send the forecasts' event texts to be embedded (when the
-    guarded matcher grades and HINDSIGHT_EMBED_ON_SUBMIT is on)."""
-    ids = [int(pk) for pk in forecast_ids]
-    if not ids or not settings.HINDSIGHT_EMBED_ON_SUBMIT or settings.HINDSIGHT_MATCHER != "guarded":
-        return
-    # (The tasks module imports the services, so it is imported here, when needed.)
-    from leaderboard.tasks import embed_forecast_events
-
-    transaction.on_commit(lambda: embed_forecast_events.delay(ids))
 
 
 def forecast_embeddings_compute(*, forecast_ids: Sequence[int]) -> int:
