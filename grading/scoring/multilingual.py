@@ -11,8 +11,9 @@ is embedded once per process and kept in a bounded cache, and the matcher embeds
 it needs (see :mod:`grading.scoring.guarded`). A cache can be given a backing store
 (:class:`EmbeddingStore`, keyed by the SHA-256 of the text): it asks the store for the texts it
 lacks before embedding them and hands the store what it embedded, so a store that outlives the
-process (the grading app keeps one in the database) makes each distinct text cost the model once. The engine runs on one thread: a grading worker is
-one process per core, and one thread gives the same vectors in every process.
+process (the grading app keeps one in the database) makes each distinct text cost the model once.
+The engine runs on one thread: a grading worker is one process per core, and one thread gives the
+same vectors in every process (so a stored vector is the one the model would give).
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ class EmbeddingCache:
         if missing and self.store is not None:
             by_digest = {text_digest(t): t for t in missing}
             for digest, blob in self.store.get_many(list(by_digest)).items():
-                self._vectors[by_digest[digest]] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
-                self.loaded += 1
+                if digest in by_digest and len(blob) == 4 * EMBEDDING_DIMENSIONS:  # else embedded again
+                    self._vectors[by_digest[digest]] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+                    self.loaded += 1
             missing = [t for t in missing if t not in self._vectors]
         fresh: list[tuple[str, bytes]] = []
         for start in range(0, len(missing), _BATCH):
