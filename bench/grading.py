@@ -9,6 +9,9 @@ Then, in one process against the database named by DATABASE_URL (PostgreSQL):
   sweeper sends them (outcome, evidence, reasoning, bulk writes): forecasts fully graded per second;
 - floor: outcome-only scoring (correct, Brier, log score) of the same forecasts vectorised in
   NumPy, from arrays already in memory: forecasts per second;
+- warm (``--warm``): a forced regrade of every question with the in-memory embedding cache emptied,
+  as a new worker process would start, so the guarded matcher's vectors come from the store
+  (``TextEmbedding``) that the first run filled: beside the first (cold) run's figures;
 - profile: cProfile of a forced regrade of --profile-questions questions; the top functions by
   cumulative time go into the JSON under "profile" (by own time under "profile_own_time").
 
@@ -19,6 +22,7 @@ Prints one JSON object. Goal: forecasts_per_second >= 2000.
 
     bash scripts/with-services.sh .venv/bin/python bench/grading.py                  # 10,000 forecasts
     bash scripts/with-services.sh .venv/bin/python bench/grading.py --questions 1000 --per-question 100
+    bash scripts/with-services.sh .venv/bin/python bench/grading.py --questions 10 --per-question 50 --warm
 """
 
 from __future__ import annotations
@@ -378,6 +382,7 @@ def main() -> None:
     parser.add_argument("--profile-questions", type=int, default=20)
     parser.add_argument("--profile-top", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--warm", action="store_true", help="Also regrade with the embedding store filled.")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
     os.environ["HINDSIGHT_LLM_MODEL"] = ""
@@ -389,9 +394,13 @@ def main() -> None:
 
     from django.conf import settings
 
+    from grading.embeddings import stored_embedding_cache
+    from grading.models import TextEmbedding
     from leaderboard.models import Grade
     from leaderboard.services.grade_runs import grade_questions
 
+    stored_before = TextEmbedding.objects.count()
+    stored_embedding_cache.cache_clear()
     load_before = loadavg()
     backend = server_cpu_seconds()
     cpu_started = time.process_time()
@@ -412,6 +421,25 @@ def main() -> None:
         key_event_recall__isnull=False,
         source_precision__isnull=False,
     ).count()
+
+    embedded_cold = stored_embedding_cache().embedded
+    warm: dict[str, Any] = {}
+    if args.warm:
+        stored_embedding_cache.cache_clear()  # a new worker process: nothing in memory
+        backend = server_cpu_seconds()
+        cpu_started = time.process_time()
+        started = time.perf_counter()
+        for start in range(0, len(question_ids), per_run):
+            grade_questions(question_ids=question_ids[start : start + per_run], force=True)
+        seconds = time.perf_counter() - started
+        cpu = time.process_time() - cpu_started + server_cpu_seconds() - backend
+        warm = {
+            "warm_seconds": round(seconds, 3),
+            "warm_forecasts_per_second": round(n_forecasts / seconds, 1),
+            "warm_forecasts_per_cpu_second": round(n_forecasts / cpu, 1) if cpu > 0 else None,
+            "warm_texts_embedded": stored_embedding_cache().embedded,
+            "warm_texts_read_from_store": stored_embedding_cache().loaded,
+        }
 
     floor_seconds, floor_n = numpy_floor(question_ids)
 
@@ -456,6 +484,10 @@ def main() -> None:
                 "cpu_seconds_worker": round(worker_cpu, 3),
                 "cpu_seconds_postgres_server": round(db_cpu, 3),
                 "forecasts_per_cpu_second": round(n_forecasts / cpu_seconds, 1) if cpu_seconds > 0 else None,
+                "matcher": settings.HINDSIGHT_MATCHER,
+                "stored_embeddings_before": stored_before,
+                "texts_embedded": embedded_cold,
+                **warm,
                 "loadavg_before": load_before,
                 "loadavg_after": load_after,
                 "floor_numpy_outcome_seconds": round(floor_seconds, 5),

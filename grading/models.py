@@ -223,3 +223,16 @@ class QuestionHindsight(Question):
         proxy = True
         verbose_name = "question hindsight"
         verbose_name_plural = "question hindsight (rebuild graphs)"
+
+
+class TextEmbedding(models.Model):
+    """A sentence embedding computed once per distinct text and model, so that regrades and new
+    worker processes read it instead of running the model again (grading.embeddings)."""
+
+    model = models.CharField(max_length=80, help_text="The embedding model and its version.")
+    digest = models.CharField(max_length=64, help_text="SHA-256 (hex) of the normalised text as the model read it.")
+    vector = models.BinaryField(help_text="Little-endian float32 values, L2-normalised.")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["model", "digest"], name="text_embedding_unique")]

@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from grading.agreement import Agreement, cohen_agreement
-from grading.models import CausalLink, EventReview, GraphBuildAttempt, HindsightEvent, HindsightGraph
+from grading.models import CausalLink, EventReview, GraphBuildAttempt, HindsightEvent, HindsightGraph, TextEmbedding
 from grading.pressure import PressureInput, PressurePoint, pressure_points
 from ingestion.models import Article, PricePoint, Question
 
@@ -429,3 +429,9 @@ __all__ = [
     "references_for_questions",
     "review_agreement",
 ]
+
+
+def text_embeddings(*, model: str, digests: Sequence[str]) -> dict[str, bytes]:
+    """Stored vectors of ``model`` by text digest, for the digests that have one (one query)."""
+    rows = TextEmbedding.objects.filter(model=model, digest__in=list(digests)).values_list("digest", "vector")
+    return {digest: bytes(vector) for digest, vector in rows}

@@ -1,5 +1,6 @@
 """Celery tasks of the leaderboard app. Grading tasks are named ``grade_*`` / ``regrade_*`` so
-CELERY_TASK_ROUTES sends them to the ``grade`` queue; they are thin: ids in, a service call."""
+CELERY_TASK_ROUTES sends them to the ``grade`` queue (so ``embed_*``, which run the embedding
+model for grading); they are thin: ids in, a service call."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from django.db import DatabaseError
 from leaderboard.judges import JudgeUnavailable
 from leaderboard.selectors.grade_keys import questions_needing_grading
 from leaderboard.selectors.grading_claims import questions_with_abandoned_claims
+from leaderboard.services.forecast_embeddings import forecast_embeddings_compute
 from leaderboard.services.grade_runs import GradingReport, grade_question, grade_questions
 from leaderboard.services.standings import standings_rebuild, standings_update_for_questions
 
@@ -127,3 +129,10 @@ def update_standings_for_questions(question_ids: list[int]) -> dict[str, Any]:
     """Recompute the standings views that hold these questions (after their grades changed)."""
     result = standings_update_for_questions(question_ids=question_ids)
     return {"views": result.views, "rows": result.rows}
+
+
+@shared_task(name="leaderboard.tasks.embed_forecast_events", acks_late=True)
+def embed_forecast_events(forecast_ids: list[int]) -> int:
+    """Store the vectors of these forecasts' event texts ahead of grading; idempotent, and a failure
+    only means grading embeds them itself. Returns how many texts the model embedded."""
+    return forecast_embeddings_compute(forecast_ids=forecast_ids)

@@ -8,7 +8,8 @@ Similarity, threshold, date gate
     cosine of its multilingual-e5-small embeddings (:mod:`grading.scoring.multilingual`) reaches
     :data:`SEMANTIC_THRESHOLD`; that cosine is mapped linearly onto [0.45, 1] so that both routes
     rank on one scale. Only forecast events with such a pair are embedded, each distinct text once
-    per process.
+    per process, or once ever when the index is given a cache with a store (the grading app's
+    stored vectors, :mod:`grading.embeddings`).
 
 Guards (:mod:`grading.scoring.polarity`)
     A candidate pair is refused, with the reason kept as its verdict, when the sentences disagree
@@ -51,12 +52,19 @@ from grading.scoring.matching import (
     reasoning_result,
     select_key_events,
 )
-from grading.scoring.multilingual import FloatArray, embed
+from grading.scoring.multilingual import EmbeddingCache, FloatArray, embed
 from grading.scoring.polarity import Claims
 from grading.scoring.reasoning import ReferenceIndex, _event_text
 from grading.scoring.text import near_duplicate
 
-__all__ = ["GUARDED_MATCHER_VERSION", "SEMANTIC_THRESHOLD", "GuardedReferenceIndex", "guarded_matcher_settings"]
+__all__ = [
+    "EMBEDDED_CHARS",
+    "GUARDED_MATCHER_VERSION",
+    "SEMANTIC_THRESHOLD",
+    "GuardedReferenceIndex",
+    "embeddable_texts",
+    "guarded_matcher_settings",
+]
 
 GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-e5-polarity/1.0"
 # Cosine of the multilingual-e5-small embeddings at which a pair the words miss still matches;
@@ -110,20 +118,44 @@ def _verdict(forecast_text: str, reference_text: str) -> str:
     return verdict(_claims(forecast_text), _claims(reference_text))
 
 
-class GuardedReferenceIndex(ReferenceIndex):
-    """One question's hindsight events under the ``guarded`` matcher."""
+def _embeddable(text: str) -> bool:
+    """Whether a forecast event's text can ever be embedded, whatever the hindsight graph: stuffed
+    and one-word events never are."""
+    return not _claims(text).stuffed and _claims(text).content_length > 1
 
-    def __init__(self, events: Iterable[Event], settings: MatcherSettings | None = None, *, question: str = "") -> None:
+
+def embeddable_texts(events: Iterable[Event], settings: MatcherSettings | None = None) -> list[str]:
+    """The texts of forecast ``events`` the matcher may embed (as it sends them to the model), for
+    computing their vectors ahead of grading. A superset: grading embeds only those with a pair
+    inside the date window that the words miss."""
+    fields = (settings or guarded_matcher_settings()).text_fields
+    texts = (_event_text(e, fields) for e in events)
+    return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts) if _embeddable(t)]
+
+
+class GuardedReferenceIndex(ReferenceIndex):
+    """One question's hindsight events under the ``guarded`` matcher; ``embeddings`` is the cache
+    the vectors come through (by default the process-wide one, without a store)."""
+
+    def __init__(
+        self,
+        events: Iterable[Event],
+        settings: MatcherSettings | None = None,
+        *,
+        question: str = "",
+        embeddings: EmbeddingCache | None = None,
+    ) -> None:
         every = list(events)
         super().__init__(every, settings or guarded_matcher_settings())
         outcome = " ".join(e.title for e in every if e.is_outcome and not e.rejected)
         self.key_events = tuple(select_key_events(self.events, self.settings.top_k, about=f"{question} {outcome}"))
         self._texts = [_event_text(e, self.settings.text_fields) for e in self.events]
         self._ref_vectors: FloatArray | None = None
+        self._embeddings = embeddings
 
     def _reference_vectors(self) -> FloatArray:
         if self._ref_vectors is None:
-            self._ref_vectors = embed([t[:EMBEDDED_CHARS] for t in self._texts])
+            self._ref_vectors = embed([t[:EMBEDDED_CHARS] for t in self._texts], self._embeddings)
         return self._ref_vectors
 
     def similarity_rows(self, forecasts: Sequence[Sequence[Event]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -146,10 +178,10 @@ class GuardedReferenceIndex(ReferenceIndex):
         rows = [
             i
             for i in np.flatnonzero((window & (score < s.threshold - SCORE_TOLERANCE)).any(axis=1)).tolist()
-            if not _claims(texts[i]).stuffed and 1 < _claims(texts[i]).content_length <= 2 * longest + 4
+            if _embeddable(texts[i]) and _claims(texts[i]).content_length <= 2 * longest + 4
         ]
         if rows:
-            cosine = embed([texts[i][:EMBEDDED_CHARS] for i in rows]) @ self._reference_vectors().T
+            cosine = embed([texts[i][:EMBEDDED_CHARS] for i in rows], self._embeddings) @ self._reference_vectors().T
             lifted = s.threshold + (cosine - SEMANTIC_THRESHOLD) / (1.0 - SEMANTIC_THRESHOLD) * (1.0 - s.threshold)
             lifted = np.where(cosine >= SEMANTIC_THRESHOLD, lifted, 0.0)
             score[rows] = np.maximum(score[rows], np.minimum(lifted, 1.0))

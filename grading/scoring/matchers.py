@@ -18,6 +18,7 @@ from grading.scoring.matching import (
     MatcherSettings,
     ReasoningScore,
 )
+from grading.scoring.multilingual import EmbeddingCache
 from grading.scoring.reasoning import ReferenceIndex
 from grading.scoring.semantic import SEMANTIC_MATCHER_VERSION, SemanticReferenceIndex, semantic_matcher_settings
 from grading.scoring.worldreasoner import (
@@ -73,16 +74,21 @@ MATCHER_CATALOGUE: tuple[tuple[str, str, str], ...] = (
 
 
 def build_reference_index(
-    events: Iterable[Event], settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS, *, question: str = ""
+    events: Iterable[Event],
+    settings: MatcherSettings = DEFAULT_MATCHER_SETTINGS,
+    *,
+    question: str = "",
+    embeddings: EmbeddingCache | None = None,
 ) -> MatcherIndex:
     """The index of ``settings.matcher`` over a question's hindsight events; ``question`` (its title)
-    breaks key-event ties by relevance under the guarded matcher."""
+    breaks key-event ties by relevance under the guarded matcher, whose vectors come through
+    ``embeddings`` (default: the process-wide cache)."""
     if settings.matcher == "semantic":
         return SemanticReferenceIndex(events, settings)
     if settings.matcher == "worldreasoner":
         return WorldReasonerIndex(events, settings)
     if settings.matcher == "guarded":
-        return GuardedReferenceIndex(events, settings, question=question)
+        return GuardedReferenceIndex(events, settings, question=question, embeddings=embeddings)
     return ReferenceIndex(events, settings)
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -229,6 +230,19 @@ def _prepare(
     return forecast, clean.article_ids
 
 
+def _embed_on_commit(forecast_ids: Sequence[int]) -> None:
+    """Once committed, send these forecasts' graph events to be embedded ahead of grading
+    (``leaderboard.tasks.embed_forecast_events``, grade queue), when the guarded matcher grades and
+    HINDSIGHT_EMBED_ON_SUBMIT is on; a lost or failed task only means grading embeds them."""
+    ids = [int(pk) for pk in forecast_ids]
+    if not ids or not settings.HINDSIGHT_EMBED_ON_SUBMIT or settings.HINDSIGHT_MATCHER != "guarded":
+        return
+    # (The tasks module imports the services, so it is imported here, when needed.)
+    from leaderboard.tasks import embed_forecast_events
+
+    transaction.on_commit(lambda: embed_forecast_events.delay(ids))
+
+
 def _by_key(*, agent: Agent, key: str) -> Forecast | None:
     existing = Forecast.objects.filter(agent=agent, idempotency_key=key).first()
     if existing is not None:
@@ -300,6 +314,8 @@ def forecast_submit(
         if existing is None:
             raise IntegrityError(f"forecast insert for idempotency_key {key!r} conflicted, but no forecast has it")
         return _replayed(existing, forecast.body_hash, key)
+    if forecast.graph is not None:
+        _embed_on_commit([pk])
     return SubmitResult(forecast=forecast, created=True)
 
 
@@ -384,6 +400,7 @@ def forecast_submit_batch(
         with transaction.atomic():
             insert_forecasts([f for _, f, _ in to_create])
             link_cited_articles([(f, ids) for _, f, ids in to_create])
+            _embed_on_commit([f.pk for _, f, _ in to_create if f.graph is not None])
     except IntegrityError:
         # A concurrent request took one of these idempotency keys: fall back to one at a time,
         # redoing also the in-batch replays of forecasts that were never stored.

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 
+from grading.embeddings import stored_embedding_cache
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.evidence import leaked_items, score_evidence
@@ -41,7 +42,8 @@ LEAKED_READS_LISTED = 50
 _MARKS = str.maketrans("", "", "\x02\x03")
 
 
-def _forecast_events(graph_events: Any) -> list[Event]:
+def forecast_events(graph_events: Any) -> list[Event]:
+    """A stored forecast graph's events as the matcher reads them (unreadable entries skipped)."""
     events: list[Event] = []
     if not isinstance(graph_events, list):
         return events
@@ -118,6 +120,8 @@ class QuestionGrader:
                 ],
                 matcher,
                 question=question.title,
+                # Vectors computed once ever per distinct text (the guarded matcher's embeddings).
+                embeddings=stored_embedding_cache(),
             )
         self.options = question_options(question)
         self.market = MarketSeries(question) if question.type in ("binary", "multiple_choice") else None
@@ -170,7 +174,7 @@ class QuestionGrader:
         """
         rows = [self._row(d, version=versions.get(d.id, 0) + 1, counts=d.id in counting) for d in batch]
         if self.index is not None and not self.void:
-            scores = self.index.score_many([_forecast_events(d.graph_events) for d in batch])
+            scores = self.index.score_many([forecast_events(d.graph_events) for d in batch])
             for row, score in zip(rows, scores, strict=True):
                 self._reasoning(row, score)
         return rows

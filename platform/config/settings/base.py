@@ -283,6 +283,7 @@ CELERY_TASK_ROUTES = {
     "grading.tasks.*": {"queue": "grade"},
     "leaderboard.tasks.grade_*": {"queue": "grade"},
     "leaderboard.tasks.regrade_*": {"queue": "grade"},
+    "leaderboard.tasks.embed_*": {"queue": "grade"},
     # Calls to agents' endpoints wait on other people's servers: a queue of their own keeps a slow
     # agent from holding the workers that ingest and grade.
     "endpoints.tasks.deliver_*": {"queue": "deliver"},
@@ -384,6 +385,10 @@ HINDSIGHT_DATA_LICENCE = os.environ.get("HINDSIGHT_DATA_LICENCE", "CC BY-SA 4.0"
 # requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
 HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "guarded")
 HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD", 0.55)
+# Embed a forecast graph's event texts (guarded matcher) on the grade queue once the forecast is
+# stored, so grading finds the vectors stored (grading/embeddings.py). Off by default without a
+# broker: tasks would run inside the submitting request, and grading embeds what is missing anyway.
+HINDSIGHT_EMBED_ON_SUBMIT = env_bool("HINDSIGHT_EMBED_ON_SUBMIT", bool(REDIS_URL))
 # Lexical LRAE judge (used when no LLM is configured): token F1 needed to match a gold item.
 HINDSIGHT_LEXICAL_JUDGE_THRESHOLD = env_float("HINDSIGHT_LEXICAL_JUDGE_THRESHOLD", 0.5)
 # LRAE stage 2: evidence articles retrieved per unmatched prediction.

@@ -11,6 +11,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # Tests run tasks in-process unless a test starts a real worker (see tests/celery_worker.py).
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
+# In-process tasks would embed every test forecast's graph as it is submitted; the tests of that turn it on.
+HINDSIGHT_EMBED_ON_SUBMIT = False
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
