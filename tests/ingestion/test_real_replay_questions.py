@@ -4,9 +4,8 @@ Every question must be answerable only by items published after its session's si
 items that resolve it exist and were first captured after t_sim, and the archive holds enough items
 on its storyline before t_sim to reason from. Entries must also pass the project's own validator.
 
-The archive is read from ingestion/data/archives/wcep/documents.jsonl, or from the path in
-HINDSIGHT_WCEP_ARCHIVE; the archive checks are skipped (with the reason) when neither exists.
-No database is used.
+The archive is the one the repository ships (ingestion/data/archives/wcep/documents.jsonl.gz), or the
+file named by HINDSIGHT_WCEP_ARCHIVE. No database is used.
 """
 
 from __future__ import annotations
@@ -21,13 +20,14 @@ from typing import Any
 
 import pytest
 
+from ingestion.archives import archive_lines
 from ingestion.models import Question
 from ingestion.question_data import KNOWN_KEYS, parse_aware_datetime, question_data_clean
 from leaderboard.services.replay_sessions import SIMULATED_DATE_FRACTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "ingestion" / "data" / "real_replay"
-ARCHIVE = ROOT / "ingestion" / "data" / "archives" / "wcep" / "documents.jsonl"
+ARCHIVE = ROOT / "ingestion" / "data" / "archives" / "wcep" / "documents.jsonl.gz"
 # Items on a question's storyline counted in the 180 days before open_at up to t_sim.
 STORYLINE_LOOKBACK_DAYS = 180
 MIN_STORYLINE_ITEMS = 8
@@ -46,14 +46,12 @@ def _archive_path() -> Path:
 @cache
 def _archive() -> dict[str, dict[str, Any]]:
     path = _archive_path()
-    if not path.exists():
-        pytest.skip(f"archive not found at {path} (copy documents.jsonl there or set HINDSIGHT_WCEP_ARCHIVE)")
+    assert path.exists(), f"the archive is missing at {path}"
     docs: dict[str, dict[str, Any]] = {}
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            doc = json.loads(line)
-            doc["_published"] = _when(doc["published_at"])
-            docs[doc["id"]] = doc
+    for line in archive_lines(path):
+        doc = json.loads(line)
+        doc["_published"] = _when(doc["published_at"])
+        docs[doc["id"]] = doc
     return docs
 
 
