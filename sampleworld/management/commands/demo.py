@@ -241,19 +241,30 @@ class Command(BaseCommand):
         grade_and_rank(log=self.stdout.write, publish_replays=publish_replays)
 
     def _publish_answered_imports(self) -> None:
-        """Publish the outcomes of the ForecastBench replay questions the baselines answered, as staff
-        would once a replay question has served: ForecastBench published these outcomes itself, and
-        the replay track then holds enough questions to rank the baselines."""
+        """Publish the outcomes of the ForecastBench and real replay questions the baselines answered,
+        as staff would once a replay question has served: ForecastBench published its outcomes itself,
+        the real ones are history, and the replay track and its Real replay view then hold scores to
+        rank. One real question of each type stays on offer (its outcome unpublished) for a new agent;
+        `sample_world --advance` publishes those too."""
         answered = Question.objects.filter(
             track=Question.Track.REPLAY,
-            origin=Question.Origin.IMPORTED,
+            origin__in=[Question.Origin.IMPORTED, Question.Origin.ARCHIVE],
             status=Question.Status.RESOLVED,
             outcome_published_at=None,
             forecasts__agent__team__name=BASELINE_TEAM,
         ).distinct()
-        published = [question_publish_outcome(question=q) for q in answered]
+        kept: set[str] = set()
+        published = {Question.Origin.IMPORTED: 0, Question.Origin.ARCHIVE: 0}
+        for question in answered.order_by("pk"):
+            if question.origin == Question.Origin.ARCHIVE and question.type not in kept:
+                kept.add(question.type)
+                continue
+            question_publish_outcome(question=question)
+            published[Question.Origin(question.origin)] += 1
         self.stdout.write(
-            f"    published the outcomes of the {len(published)} ForecastBench replay questions the baselines answered"
+            f"    published the outcomes of the replay questions the baselines answered: "
+            f"{published[Question.Origin.IMPORTED]} ForecastBench, {published[Question.Origin.ARCHIVE]} real "
+            f"({len(kept)} real ones, one of each type, stay on offer for your agent)"
         )
 
     # -- setup
