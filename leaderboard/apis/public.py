@@ -48,7 +48,9 @@ _FILTERS = [
     _choice("horizon", [b for b, _ in HORIZON_BUCKETS], "forecast horizon bucket"),
     _choice("contamination", ["on", "off"], "on (default) or off"),
     OpenApiParameter("from", OpenApiTypes.DATE, description="resolved on or after"),
-    OpenApiParameter("to", OpenApiTypes.DATE, description="resolved on or before"),
+    OpenApiParameter(
+        "to", OpenApiTypes.DATE, description="resolved on or before; not before `from` (a reversed range is a 400)"
+    ),
     OpenApiParameter("sort", OpenApiTypes.STR, description="rank (default), n, brier_index or a metric; '-' reverses"),
     _bounded("page", 1, MAX_PAGE, "page number (default 1)"),
     _bounded("page_size", 1, MAX_PAGE_SIZE, f"1..{MAX_PAGE_SIZE} (default 50)"),
