@@ -33,7 +33,7 @@ def test_methods_page_reads_and_links(browser_page: Any, live_server: Any) -> No
     page.wait_for_url("**/methods/#reasoning")
     assert page.locator("h2#reasoning").is_visible()
     top = page.evaluate("document.getElementById('reasoning').getBoundingClientRect().top")
-    assert 0 <= top < 200  # the section heading is at the top of the window
+    assert -1 < top < 200  # the section heading is at the top of the window (sub-pixel scrolling aside)
     _window_shot(page, "methods-02-reasoning")
 
     # Long formulas scroll inside their box; the page itself never scrolls sideways.

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import kombu.pools
 import pytest
 from celery import Celery
 
@@ -116,8 +117,10 @@ def broker_of(app: Celery, url: str) -> Iterator[None]:
     """Send this process's tasks to ``url`` until the block ends (the app's pools are rebuilt)."""
 
     def reset() -> None:
-        if app._pool is not None:
-            app._pool.force_close_all()
+        # The app's connection and producer pools live in kombu's registry, keyed by broker URL: a
+        # pool closed here must also leave the registry, or the next task sent to that URL (after
+        # the block, the suite's own broker) would be handed the closed pool.
+        kombu.pools.reset()
         app._pool = None
         app.amqp._producer_pool = None
 

@@ -30,10 +30,11 @@ SEED = """
 import json, django
 django.setup()
 from leaderboard.services.teams import token_create
-from tests.factories import AgentFactory, UserFactory
+from tests.factories import AgentFactory, MembershipFactory
 from tests.leaderboard.api_support import live_question
 agent = AgentFactory()
-key = token_create(agent=agent, created_by=UserFactory()).key
+owner = MembershipFactory(team=agent.team).user
+key = token_create(agent=agent, created_by=owner).key
 print(json.dumps({"key": key, "question": live_question().pk}))
 """
 
@@ -72,7 +73,8 @@ def test_database_outage_answers_503_everywhere_and_loses_nothing(
         served("production", DATABASE_URL=stoppable_postgres.url, HINDSIGHT_RATE_LIMIT_REQUESTS="100000") as url,
         httpx.Client(base_url=url, headers=auth, timeout=30) as agent,
     ):
-        answers: list[tuple[float, int, str, str | None]] = []
+        # (sent, answered, status, error code, Retry-After) per submission
+        answers: list[tuple[float, float, int, str, str | None]] = []
         stop = threading.Event()
 
         def submit() -> None:
@@ -80,9 +82,12 @@ def test_database_outage_answers_503_everywhere_and_loses_nothing(
             while not stop.is_set():
                 n += 1
                 body = {"question": world["question"], "prediction": {"probability": 0.6}, "idempotency_key": f"k{n}"}
+                sent = time.monotonic()
                 response = agent.post("/api/v1/forecasts/", json=body)
                 code = response.json().get("code", "") if response.status_code >= 400 else ""
-                answers.append((time.monotonic(), response.status_code, code, response.headers.get("Retry-After")))
+                answers.append(
+                    (sent, time.monotonic(), response.status_code, code, response.headers.get("Retry-After"))
+                )
                 time.sleep(0.05)
 
         submitter = threading.Thread(target=submit)
@@ -99,20 +104,22 @@ def test_database_outage_answers_503_everywhere_and_loses_nothing(
             timeout=30,
         )
         time.sleep(max(0.0, OUTAGE_SECONDS - (time.monotonic() - stopped_at)))
+        restarting_at = time.monotonic()
         stoppable_postgres.start()
         started_at = time.monotonic()
         time.sleep(3)
         stop.set()
         submitter.join(timeout=30)
 
-    statuses = Counter(status for _, status, _, _ in answers)
-    during = [a for a in answers if stopped_at <= a[0] <= started_at]
+    statuses = Counter(status for _, _, status, _, _ in answers)
+    # Sent once the database was down and answered before it was being started again.
+    during = [a for a in answers if a[0] >= stopped_at and a[1] <= restarting_at]
     after = [a for a in answers if a[0] > started_at + 1]
     print(f"database outage: {dict(statuses)} ({len(during)} answers during the outage, {len(after)} after)")
     assert set(statuses) <= {201, 503}, statuses
-    assert statuses[503] > 0 and all(status == 503 for _, status, _, _ in during[1:])
-    assert all(code == "unavailable" and retry and int(retry) >= 1 for _, s, code, retry in answers if s == 503)
-    assert after and all(status == 201 for _, status, _, _ in after)
+    assert statuses[503] > 0 and during and all(status == 503 for _, _, status, _, _ in during)
+    assert all(code == "unavailable" and retry and int(retry) >= 1 for _, _, s, code, retry in answers if s == 503)
+    assert after and all(status == 201 for _, _, status, _, _ in after)
     assert _forecasts(stoppable_postgres.url) == statuses[201]  # every accepted forecast stored, no other
 
     assert page.status_code == 503 and page.headers["Content-Type"].startswith("text/html"), page.text[:500]

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from .base import *  # noqa: F403
-from .base import DATABASES, STATIC_ROOT, VAR_DIR
+from .base import DATABASES, STATIC_ROOT, VAR_DIR, env_bool
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-# Tests run tasks in-process unless a test starts a real worker (see tests/celery_worker.py).
-CELERY_TASK_ALWAYS_EAGER = True
+# Tests run tasks in-process unless a test starts a real worker (see tests/celery_worker.py); inside
+# such a worker a task sends the tasks it starts over the broker, as in production, rather than
+# running them itself (a grading run started by beat's sweeper belongs on the grade queue's workers).
+CELERY_TASK_ALWAYS_EAGER = not env_bool("HINDSIGHT_WORKER_IN_TESTS")
 CELERY_TASK_EAGER_PROPAGATES = True
 # In-process tasks would embed every test forecast's graph as it is submitted; the tests of that turn it on.
 HINDSIGHT_EMBED_ON_SUBMIT = False
