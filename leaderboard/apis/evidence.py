@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ingestion.selectors.archives import source_provenance
 from ingestion.selectors.evidence import SEARCH_MAX_LIMIT
 from leaderboard.apis.common import (
     ApiPagination,
@@ -193,8 +194,7 @@ class ArticleReadApi(EvidenceApi):
         )
 
         def get_attribution(self, article: Any) -> str:
-            options = article.source.options if article.source is not None else None
-            return str(options.get("attribution") or "") if isinstance(options, dict) else ""
+            return source_provenance(article.source).attribution
 
     class OutputSerializer(EvidenceArticleSerializer):
         as_of = serializers.DateTimeField()

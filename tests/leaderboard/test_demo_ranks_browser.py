@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from ingestion.models import Question
 from tests.browser import screenshot
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -36,3 +37,12 @@ def test_the_demo_ranks_agents(browser_page: Any, settings: Any) -> None:
     assert "Ranked by Adjusted Brier" in page.inner_text("main")
     assert page.locator("tr.baseline").count() >= 1
     screenshot(page, "demo-leaderboard-replay")
+
+    # The Real replay view holds the baselines' scores on the real questions whose outcomes the demo
+    # published, while one real question of each type stays on offer for a new agent.
+    page.goto("/leaderboard/?track=replay&origin=archive")
+    assert page.locator("tr.baseline").count() >= 1, page.inner_text("main")
+    real = Question.objects.filter(origin=Question.Origin.ARCHIVE)
+    on_offer = real.filter(outcome_published_at=None)
+    assert real.exclude(outcome_published_at=None).exists()
+    assert sorted(on_offer.values_list("type", flat=True)) == sorted(set(real.values_list("type", flat=True)))
