@@ -19,17 +19,14 @@ Run it on a scratch database: it adds articles and questions.
 from __future__ import annotations
 
 import argparse
-import io
 import json
-import os
 import sys
 import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+from hindsight_runs import ROOT, django_setup, load_questions, survey_text
 
 
 def main() -> None:
@@ -50,14 +47,9 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.base")
-    import django
-
-    django.setup()
+    django_setup(scratch=False)
     from django.conf import settings
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0, interactive=False)
     from tests.grading.realworld import lines, load_archive
 
     questions = json.loads(args.questions.read_text(encoding="utf-8"))
@@ -70,16 +62,13 @@ def main() -> None:
     began = time.perf_counter()
     stored = load_archive(lines(args.archive), start=start, end=end)
     load_seconds = round(time.perf_counter() - began, 2)
-    call_command("load_questions", str(args.questions), stdout=sys.stderr)
+    ids = load_questions(questions)
 
     from grading.batch_builds import hindsight_build_survey
     from grading.models import HindsightGraph
-    from ingestion.models import Question
 
-    keys = [q["external_id"] for q in questions]
-    ids = list(Question.objects.filter(external_id__in=keys).order_by("id").values_list("id", flat=True))
     report = hindsight_build_survey(question_ids=ids, builder="offline")
-    for line in _survey_text(report):
+    for line in survey_text(report):
         print(line, file=sys.stderr)
     graphs = {g.question_id: g for g in HindsightGraph.objects.filter(is_current=True, question_id__in=ids)}
     names = json.loads(args.story_names.read_text(encoding="utf-8")) if args.story_names.exists() else {}
@@ -112,14 +101,6 @@ def main() -> None:
         "rows": rows,
     }
     print(json.dumps(result, indent=1, ensure_ascii=False))
-
-
-def _survey_text(report: Any) -> list[str]:
-    out = io.StringIO()
-    from grading.management.commands.build_hindsight import Command
-
-    Command(stdout=out)._write_survey(report)
-    return out.getvalue().splitlines()
 
 
 def _on_subject(graph: Any, marks: list[str] | None) -> str | None:
