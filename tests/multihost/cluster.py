@@ -69,7 +69,7 @@ TEST_ENVIRONMENT = {
     "DJANGO_SECURE_HSTS_SECONDS": "0",
     "DJANGO_SECURE_COOKIES": "0",
     # Small batches make one question's grading last long enough to lose its host midway.
-    "HINDSIGHT_GRADING_BATCH_SIZE": "50",
+    "HINDSIGHT_GRADING_BATCH_SIZE": "25",
 }
 # Sized to a 2-core machine shared with other work; the rest of each command is the guide's.
 SIZES = {"web": 1, "ingest": 1, "grade": 1, "deliver": 4, "default": 1}

@@ -48,8 +48,8 @@ PER_AGENT = {"grade-loss": 3000, "partition-running": 1000, "partition-queued": 
 RESUME_LIMIT = 60
 PARTITION_SECONDS = 30
 REDIS_DOWN_SECONDS = 5
-# The aim is under five minutes (about three and a half on an idle 2-core machine); past this budget,
-# set for a machine shared with other work, the test fails.
+# The aim is under five minutes (three and a half measured on a 2-core machine shared with other
+# work); past this budget, with room for a heavier load, the test fails.
 WHOLE_TEST_BUDGET = 480
 
 
