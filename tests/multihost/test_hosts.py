@@ -37,7 +37,7 @@ from django.conf import settings
 
 from config.settings.base import lost_client_options
 from tests.multihost import guide
-from tests.multihost.cluster import WORKERS, Cluster, show_logs
+from tests.multihost.cluster import TEST_ENVIRONMENT, WORKERS, Cluster, show_logs
 from tests.multihost.network import unsupported
 from tests.multihost.traffic import DOCUMENTED_OUTAGE_CODE, Agent
 
@@ -395,3 +395,13 @@ def _scenario(cluster: Cluster) -> None:
         f"grade loss {grade_loss}; partition {partition}; beat sent {sends} tasks; whole test {wall:.0f}s"
     )
     assert wall < WHOLE_TEST_BUDGET
+
+
+def test_every_process_is_configured_only_through_documented_variables() -> None:
+    """What the guide's environment and this test add are all described in docs/configuration.md
+    (PYTHONPATH, which only points at the checkout, in the README's production section); the cluster
+    starts every process with nothing else but PATH, HOME and LANG."""
+    described = (guide.ROOT / "docs" / "configuration.md").read_text()
+    production = (guide.ROOT / "README.md").read_text().split("## Production", 1)[1]
+    for name in [*guide.environment(), *TEST_ENVIRONMENT]:
+        assert f"`{name}`" in described or (name == "PYTHONPATH" and "PYTHONPATH" in production), name
