@@ -27,8 +27,22 @@ from tests.leaderboard.grading_support import (
 pytestmark = [pytest.mark.django_db]
 
 CASES: list[tuple[str, dict[str, Any], Any, list[str], str]] = [
-    ("binary", {"probability": 0.7}, False, ["Brier", "0.490", "Log"], "No"),
-    ("multiple_choice", {"probabilities": {"Yes": 0.5, "No": 0.3, "Maybe": 0.2}}, "No", ["Brier", "Correct"], "No"),
+    ("binary", {"probability": 0.7}, False, ["Call", "wrong", "Brier", "0.490", "Log"], "No"),
+    ("binary", {"probability": 0.5}, True, ["Call", "none at 50%", "Brier", "0.250"], "Yes"),
+    (
+        "multiple_choice",
+        {"probabilities": {"Yes": 0.5, "No": 0.3, "Maybe": 0.2}},
+        "No",
+        ["Brier (multiple choice)", "0.390", "Call", "wrong"],
+        "No",
+    ),
+    (
+        "multiple_choice",
+        {"probabilities": {"Yes": 0.4, "No": 0.4, "Maybe": 0.2}},
+        "No",
+        ["Call", "none: Yes and No tie", "0.280"],
+        "No",
+    ),
     ("quantity", {"interval": [10, 20]}, 15.0, ["Interval holds", "yes", "Width", "10"], "15 USD"),
     ("quantity", {"quantiles": {"0.1": 5, "0.5": 14, "0.9": 30}}, 15.0, ["Pinball", "10-90% holds"], "15 USD"),
     (
