@@ -44,8 +44,12 @@ def _call(grade: Grade, details: dict[str, Any]) -> str:
     if grade.correct is None:
         return "—"
     if details.get("no_call"):
-        tied = details.get("tied_options")
-        return f"none: {' and '.join(map(str, tied))} tie" if tied else "none at 50%"
+        tied = [str(o) for o in details.get("tied_options") or []]
+        if not tied:
+            return "none at 50%"
+        if len(tied) == 2:
+            return f"none: {tied[0]} and {tied[1]} tie"
+        return f"none: {len(tied)} options tie"
     return "right" if grade.correct else "wrong"
 
 
@@ -101,10 +105,10 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         return scores
     if question_type == "multiple_choice":
         picked = details.get("predicted_option")
+        tied = details.get("tied_options")
+        said = f"; picked {picked}" if picked else f"; tied: {', '.join(map(str, tied))}" if tied else ""
         scores = [
-            Score(
-                "Call", _call(grade, details), _CALL_HINT["multiple_choice"] + (f"; picked {picked}" if picked else "")
-            ),
+            Score("Call", _call(grade, details), _CALL_HINT["multiple_choice"] + said),
             Score(
                 "Brier (multiple choice)",
                 _f(grade.brier),

@@ -90,8 +90,12 @@ PROBABILITY_SUM_TOLERANCE: Final = 1e-2
 POINT_RELATIVE_TOLERANCE: Final = 0.10
 """A quantity point forecast is correct within this relative distance of the resolved value."""
 
-TIE_TOLERANCE: Final = 1e-9
-"""Probabilities this close to the decision boundary (0.5; the top option's) count as a tie: no call."""
+TIE_TOLERANCE: Final = 1e-6
+"""Probabilities this close to the decision boundary (0.5; the top option's) count as a tie: no call.
+One millionth, the precision the API asks a forecast's probabilities to sum to 1 with: a uniform vector
+rounded to six decimals (0.333334, 0.333333, 0.333333) is still a tie."""
+# The tolerance, and the rounding error of the difference it is compared with.
+_TIE: Final = TIE_TOLERANCE + 1e-12
 
 _REL_EPS: Final = 1e-12  # guards inclusive comparisons against float rounding
 
@@ -190,7 +194,7 @@ class BinaryScore:
 
 def binary_call(p: float) -> bool | None:
     """The answer a probability of YES leans to: True above 0.5, False below, None at 0.5 (a tie)."""
-    if abs(p - 0.5) <= TIE_TOLERANCE:
+    if abs(p - 0.5) <= _TIE:
         return None
     return p > 0.5
 
@@ -199,7 +203,7 @@ def called_right(p_yes: Any, outcome: Any) -> Any:
     """Whether a probability of YES leans to what happened (``outcome`` 1 for YES, 0 for NO): strictly
     above 0.5 on YES or below on NO; a probability at 0.5 is never right. Works elementwise on numpy
     arrays too, so the platform's baselines are judged by the same rule as every grade."""
-    return (p_yes - 0.5) * (outcome - 0.5) > 0.5 * TIE_TOLERANCE
+    return (p_yes - 0.5) * (outcome - 0.5) > 0.5 * _TIE
 
 
 def score_binary(p: float, outcome: bool | int) -> BinaryScore:
@@ -242,7 +246,7 @@ class MultipleChoiceScore:
 def top_options(probabilities: Mapping[str, float], options: Sequence[str]) -> tuple[str, ...]:
     """The options with the highest probability (within TIE_TOLERANCE), in option order."""
     best = max(probabilities[o] for o in options)
-    return tuple(o for o in options if probabilities[o] >= best - TIE_TOLERANCE)
+    return tuple(o for o in options if probabilities[o] >= best - _TIE)
 
 
 def select_option(probabilities: Mapping[str, float], options: Sequence[str]) -> str | None:

@@ -18,7 +18,6 @@ from grading.scoring.outcome import LOG_CLIP, called_right
 from leaderboard.stats.difficulty import QuestionStats
 from leaderboard.stats.metrics import METRICS
 from leaderboard.stats.peer import PEER_SCALE
-from leaderboard.stats.ranking import TIE_TOLERANCE
 from leaderboard.stats.tables import QuestionTable
 
 BASELINES: Final[tuple[str, ...]] = ("market", "always_half", "base_rate")
@@ -27,7 +26,6 @@ BASELINE_LABELS: Final[dict[str, str]] = {
     "always_half": "Always 0.5",
     "base_rate": "Base rate of earlier questions",
 }
-_HALF_LOG: Final = math.log(0.5)
 
 
 def base_rates(
@@ -58,10 +56,9 @@ def market_from_grade(log_score: float, market_edge: float) -> tuple[float, floa
     """
     market_log = log_score - market_edge
     p_y = min(max(math.exp(market_log), 0.0), 1.0)
-    # p_y comes back through exp(log), so a price of 0.5 may read a hair off it: the same tolerance
-    # as market_aggregates.
-    correct = p_y > 0.5 and abs(market_log - _HALF_LOG) > TIE_TOLERANCE
-    return (1.0 - p_y) ** 2, market_log, float(correct)
+    # p_y is the probability of what happened, so the market was right when it leaned to it: the one
+    # rule of every call (a price at 0.5, give or take the rounding of exp(log), makes none).
+    return (1.0 - p_y) ** 2, market_log, float(called_right(p_y, 1.0))
 
 
 def market_aggregates(
@@ -78,7 +75,7 @@ def market_aggregates(
 ]:
     """Per question of the given grade records: (ids, n with a market price, mean market log score,
     mean market Brier, records where the market put more than 0.5 on the outcome: its right calls;
-    a price of 0.5, within TIE_TOLERANCE of ln 0.5, makes no call). The market's log score is
+    a price of 0.5 makes no call). The market's log score is
     ``log_score - market_edge``; NaN where no price existed.
 
     Sums run in record order: callers pass records in (agent, question) order so every path that
@@ -95,7 +92,7 @@ def market_aggregates(
     with np.errstate(invalid="ignore", divide="ignore"):
         m_log = np.bincount(at, weights=market_log, minlength=size) / m_n
         m_brier = np.bincount(at, weights=(1.0 - np.exp(market_log)) ** 2, minlength=size) / m_n
-    above = np.bincount(at, weights=(market_log > _HALF_LOG + TIE_TOLERANCE), minlength=size)
+    above = np.bincount(at, weights=called_right(np.exp(market_log), 1.0), minlength=size)
     return ids.astype(np.int64), m_n.astype(np.int64), m_log, m_brier, above.astype(np.int64)
 
 

@@ -55,9 +55,11 @@ def test_half_makes_no_call_and_is_never_correct() -> None:
     assert score_binary(0.5, True).correct is False
     assert score_binary(0.5, False).correct is False
     assert score_binary(0.5, True).brier == 0.25
-    assert score_binary(0.4999999, False).correct is True
-    assert score_binary(0.5000001, True).correct is True
-    assert score_binary(0.5000001, True).predicted is True
+    # Within a millionth of 0.5 is still no call; beyond it, a call.
+    assert score_binary(0.5000001, True).correct is False
+    assert score_binary(0.499, False).correct is True
+    assert score_binary(0.501, True).correct is True
+    assert score_binary(0.501, True).predicted is True
 
 
 def test_called_right_is_the_same_rule_on_arrays() -> None:

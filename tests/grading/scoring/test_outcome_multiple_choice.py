@@ -51,6 +51,10 @@ def test_a_tie_for_the_top_option_makes_no_call() -> None:
     # The option order never decides: a uniform forecast is right on no outcome.
     uniform = {"A": 1 / 3, "B": 1 / 3, "C": 1 / 3}
     assert not any(score_multiple_choice(uniform, OPTIONS, o).correct for o in OPTIONS)
+    # A uniform vector rounded to six decimals, the first option taking the remainder, is still a tie.
+    rounded = {"A": 0.333334, "B": 0.333333, "C": 0.333333}
+    assert score_multiple_choice(rounded, OPTIONS, "A").correct is False
+    assert score_multiple_choice(rounded, OPTIONS, "A").tied_options == ("A", "B", "C")
     assert score_multiple_choice({"A": 0.2, "B": 0.41, "C": 0.39}, OPTIONS, "B").correct is True
 
 
