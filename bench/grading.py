@@ -357,7 +357,7 @@ def numpy_floor(question_ids: list[int]) -> tuple[float, int]:
             mc_y.append(q.options.index(outcomes[qid]))
     started = time.perf_counter()
     p, y = np.asarray(binary_p), np.asarray(binary_y)
-    correct = (p >= 0.5) == (y == 1)
+    correct = (p - 0.5) * (y - 0.5) > 0  # a 50% forecast makes no call
     brier = (p - y) ** 2
     log = np.log(np.clip(np.where(y == 1, p, 1 - p), 1e-6, 1 - 1e-6))
     m = np.asarray(mc_p)
@@ -365,7 +365,7 @@ def numpy_floor(question_ids: list[int]) -> tuple[float, int]:
     onehot = np.zeros_like(m)
     onehot[np.arange(len(mc_y)), mc_y] = 1.0
     mc_correct = m.argmax(axis=1) == np.asarray(mc_y)
-    mc_brier = ((m - onehot) ** 2).sum(axis=1)
+    mc_brier = 0.5 * ((m - onehot) ** 2).sum(axis=1)
     mc_log = np.log(np.clip(m[np.arange(len(mc_y)), mc_y], 1e-6, 1 - 1e-6))
     elapsed = time.perf_counter() - started
     assert correct.size + mc_correct.size == len(binary_p) + len(mc_p)

@@ -16,10 +16,12 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
+from operator import attrgetter
 from typing import Any
 
 from django.db.models import QuerySet
 
+from grading.scoring.definitions import GRADE_SCORES
 from ingestion.models import Question, Resolution
 from ingestion.outcomes import prediction_text
 from leaderboard.models import Forecast, Grade, QuestionDifficulty
@@ -168,6 +170,15 @@ FORECAST_COLUMNS = (
     ),
 )
 
+
+_GRADE_FIELDS = frozenset(f.name for f in Grade._meta.get_fields())
+
+
+def _score_column(name: str) -> Column:
+    """A grade's score as a column, described by its one definition (meaning, range, direction)."""
+    return Column(name, GRADE_SCORES[name].description, attrgetter(name))
+
+
 GRADE_COLUMNS = (
     Column("forecast_id", "The forecast (see forecasts).", lambda g: g.forecast_id),
     Column("question_id", "The question (see questions).", lambda g: g.forecast.question_id),
@@ -182,45 +193,9 @@ GRADE_COLUMNS = (
     Column(
         "contaminated", "True when the question's t0 precedes the agent's declared cutoff.", lambda g: g.contaminated
     ),
-    Column(
-        "correct",
-        "Outcome: right under the type's rule (50% rule, argmax, 10% tolerance, interval, exact period).",
-        lambda g: g.correct,
-    ),
-    Column(
-        "brier",
-        "Binary: (p - y)^2 in [0, 1]; multiple choice: summed over options, in [0, 2]. Lower is better.",
-        lambda g: g.brier,
-    ),
-    Column(
-        "log_score", "ln of the probability given to what happened (clipped). Higher is better.", lambda g: g.log_score
-    ),
-    Column("market_edge", "Log score minus the market's at forecast time.", lambda g: g.market_edge),
-    Column("pinball", "Quantity quantile forecasts: mean pinball loss. Lower is better.", lambda g: g.pinball),
-    Column("first_level_f1", "Relation: F1 of first-level CAMEO codes, 0-100.", lambda g: g.first_level_f1),
-    Column("second_level_f1", "Relation: F1 of second-level CAMEO codes, 0-100.", lambda g: g.second_level_f1),
-    Column(
-        "kl_binary", "Relation: KL divergence over verbal/material classes. Lower is better.", lambda g: g.kl_binary
-    ),
-    Column("kl_quad", "Relation: KL divergence over the four quad classes. Lower is better.", lambda g: g.kl_quad),
-    Column("open_precision", "Open-ended: precision of predicted events, 0-1.", lambda g: g.open_precision),
-    Column("open_recall", "Open-ended: recall of gold events, 0-1.", lambda g: g.open_recall),
-    Column("open_f1", "Open-ended: F1, 0-1.", lambda g: g.open_f1),
+    # Every score a grade carries, in the order of their definitions (outcome, evidence, reasoning).
+    *(_score_column(name) for name in GRADE_SCORES if name in _GRADE_FIELDS),
     Column("judge", "Open-ended: llm or lexical judge.", lambda g: g.judge),
-    Column(
-        "source_precision",
-        "Evidence: share of cited/read sources in the hindsight reference.",
-        lambda g: g.source_precision,
-    ),
-    Column("source_recall", "Evidence: share of the reference's sources cited or read.", lambda g: g.source_recall),
-    Column("leaks", "Cited articles published after the forecast's moment.", lambda g: g.leaks),
-    Column(
-        "key_event_recall",
-        "Reasoning: share of the reference's key events the forecast graph matched.",
-        lambda g: g.key_event_recall,
-    ),
-    Column("event_f1", "Reasoning: F1 of forecast events against reference events.", lambda g: g.event_f1),
-    Column("temporal_mae", "Reasoning: mean absolute date error of matched events, days.", lambda g: g.temporal_mae),
     Column("resolution_version", "The resolution version graded against.", lambda g: g.resolution_version),
     Column(
         "reference_version", "The hindsight graph version graded against (empty: none).", lambda g: g.reference_version

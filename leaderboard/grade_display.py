@@ -13,6 +13,9 @@ from typing import Any
 from leaderboard.models import Grade
 
 JUDGE_NAMES = {"llm": "LLM judge", "lexical": "lexical judge"}
+# Grade versions written before grader 2.0 kept the multiple-choice Brier summed over the options and
+# relation precision, recall and F1 x100; a forecast's grade history shows them as what they were.
+EARLIER_SCALES = frozenset({"1.0"})
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,7 @@ class Score:
     label: str
     value: str
     hint: str = ""  # a tooltip: what the number means
+    score: str = ""  # its definition in grading.scoring.definitions (pages mark the value with it)
 
 
 def _f(value: float | None, digits: int = 3) -> str:
@@ -35,17 +39,42 @@ def _yes_no(value: bool | None) -> str:
     return "—" if value is None else ("yes" if value else "no")
 
 
-def _pct(value: float | None, scale: float) -> str:
+def _call(grade: Grade, details: dict[str, Any]) -> str:
+    """Whether the forecast's call was right, in words: a forecast at the decision boundary made none."""
+    if grade.correct is None:
+        return "—"
+    if details.get("no_call"):
+        tied = [str(o) for o in details.get("tied_options") or []]
+        if not tied:
+            return "none at 50%"
+        if len(tied) == 2:
+            return f"none: {tied[0]} and {tied[1]} tie"
+        return f"none: {len(tied)} options tie"
+    return "right" if grade.correct else "wrong"
+
+
+# What the call is, as the tooltip of the "Call" score says it (grading.scoring.definitions has the rule).
+_CALL_HINT = {
+    "binary": "right when the forecast leans to what happened (above 50% on yes, below on no); "
+    "exactly 50% makes no call and is not counted correct",
+    "multiple_choice": "right when the single most probable option happened; options tied for the top "
+    "make no call and are not counted correct",
+}
+
+
+def _pct(value: float | None, scale: float = 100.0) -> str:
     return "—" if value is None else f"{value * scale:.1f}%"
 
 
-def _prf(prefix: str, p: float | None, r: float | None, f1: float | None, *, scale: float) -> list[Score]:
-    """Precision, recall and F1 as percentages: relation scores are stored x100 (MIRAI's convention),
-    open-ended ones as fractions; both read on one scale here."""
+def _prf(
+    prefix: str, p: float | None, r: float | None, f1: float | None, f1_score: str, *, scale: float = 100.0
+) -> list[Score]:
+    """Precision, recall and F1 (shares on 0-1, relation and open-ended alike) as percentages."""
+    kind = "open" if f1_score == "open_f1" else "relation"
     return [
-        Score(f"{prefix}P", _pct(p, scale), "precision"),
-        Score(f"{prefix}R", _pct(r, scale), "recall"),
-        Score(f"{prefix}F1", _pct(f1, scale), "F1 score"),
+        Score(f"{prefix}P", _pct(p, scale), "precision", f"{kind}_precision"),
+        Score(f"{prefix}R", _pct(r, scale), "recall", f"{kind}_recall"),
+        Score(f"{prefix}F1", _pct(f1, scale), "F1 score", f1_score),
     ]
 
 
@@ -67,21 +96,36 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         return [Score("Ungradable", "prediction unreadable", str(details["outcome_error"]))]
     if question_type == "binary":
         scores = [
-            Score("Correct", _yes_no(grade.correct), "the 50% rule"),
-            Score("Brier", _f(grade.brier), "0 best, 1 worst"),
-            Score("Log", _f(grade.log_score), "ln p of what happened; 0 best"),
+            Score("Call", _call(grade, details), _CALL_HINT["binary"]),
+            Score("Brier", _f(grade.brier), "(p - y)²: 0 best, 1 worst", "brier"),
+            Score("Log", _f(grade.log_score), "ln p of what happened; 0 best", "log_score"),
         ]
         if grade.market_edge is not None:
-            scores.append(Score("Edge", f"{grade.market_edge:+.3f}", "log score minus the market's"))
+            scores.append(Score("Edge", f"{grade.market_edge:+.3f}", "log score minus the market's", "market_edge"))
         return scores
     if question_type == "multiple_choice":
+        picked = details.get("predicted_option")
+        tied = details.get("tied_options")
+        said = f"; picked {picked}" if picked else f"; tied: {', '.join(map(str, tied))}" if tied else ""
         scores = [
-            Score("Correct", _yes_no(grade.correct), f"picked {details.get('predicted_option', '?')}"),
-            Score("Brier", _f(grade.brier), "summed over options: 0 best, 2 worst"),
-            Score("Log", _f(grade.log_score), "ln p of the resolved option; 0 best"),
+            Score("Call", _call(grade, details), _CALL_HINT["multiple_choice"] + said),
+            Score(
+                "Brier (multiple choice)",
+                _f(grade.brier),
+                "half the squared error summed over the options, so on the binary scale: 0 best, 1 worst",
+                "brier",
+            )
+            if grade.grader_version not in EARLIER_SCALES
+            else Score(
+                f"Brier summed (grader {grade.grader_version})",
+                _f(grade.brier),
+                "this grade version summed the squared error over the options: 0 best, 2 worst; "
+                "grader 2.0 halves it onto 0 to 1",
+            ),
+            Score("Log", _f(grade.log_score), "ln p of the resolved option; 0 best", "log_score"),
         ]
         if grade.market_edge is not None:
-            scores.append(Score("Edge", f"{grade.market_edge:+.3f}", "log score minus the market's"))
+            scores.append(Score("Edge", f"{grade.market_edge:+.3f}", "log score minus the market's", "market_edge"))
         return scores
     if question_type == "quantity":
         q = details.get("quantity") or {}
@@ -92,7 +136,7 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
                 scores.append(Score("Width", _g(q["interval_width"])))
         elif kind in ("quantile", "quantiles") or grade.pinball is not None:
             scores = [
-                Score("Pinball", _f(grade.pinball), "mean quantile loss; 0 best"),
+                Score("Pinball", _f(grade.pinball), "mean quantile loss; 0 best", "pinball"),
                 Score("10-90% holds", _yes_no(grade.correct)),
             ]
         else:
@@ -111,15 +155,25 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         rel = details.get("relation") or {}
         first = rel.get("first_level") or {}
         second = rel.get("second_level") or {}
+        scale = 1.0 if grade.grader_version in EARLIER_SCALES else 100.0
         return [
-            *_prf("1st ", first.get("precision"), first.get("recall"), grade.first_level_f1, scale=1.0),
-            *_prf("2nd ", second.get("precision"), second.get("recall"), grade.second_level_f1, scale=1.0),
-            Score("KL bin", _f(grade.kl_binary), "KL divergence over the verbal/material classes; 0 best"),
-            Score("KL quad", _f(grade.kl_quad), "KL divergence over the four quad classes; 0 best"),
+            *_prf(
+                "1st ", first.get("precision"), first.get("recall"), grade.first_level_f1, "first_level_f1", scale=scale
+            ),
+            *_prf(
+                "2nd ",
+                second.get("precision"),
+                second.get("recall"),
+                grade.second_level_f1,
+                "second_level_f1",
+                scale=scale,
+            ),
+            Score("KL bin", _f(grade.kl_binary), "KL divergence over the verbal/material classes; 0 best", "kl_binary"),
+            Score("KL quad", _f(grade.kl_quad), "KL divergence over the four quad classes; 0 best", "kl_quad"),
         ]
     if question_type == "open_ended":
         return [
-            *_prf("", grade.open_precision, grade.open_recall, grade.open_f1, scale=100.0),
+            *_prf("", grade.open_precision, grade.open_recall, grade.open_f1, "open_f1"),
             Score("Judge", judge_name(grade)),
         ]
     return []

@@ -32,6 +32,7 @@ from grading.builders import story as graph_story
 from grading.builders.offline import HISTORY_DAYS, HISTORY_MAX_ARTICLES
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
+from grading.scoring.definitions import GRADE_SCORES, range_text
 from grading.scoring.guarded import EMBEDDED_CHARS, GUARDED_MATCHER_VERSION
 from grading.scoring.guarded import SEMANTIC_THRESHOLD as GUARDED_SEMANTIC_THRESHOLD
 from grading.scoring.matchers import MATCHER_CATALOGUE
@@ -48,7 +49,7 @@ from leaderboard.selectors.standings import METRIC_LABELS
 from leaderboard.services.predictions import PROBABILITY_SUM_TOLERANCE
 from leaderboard.stats import bootstrap, ranking
 from leaderboard.stats.baselines import BASELINE_LABELS, BASELINES
-from leaderboard.stats.metrics import LOWER_IS_BETTER, METRICS, RANK_METRICS, STANDINGS_VERSION
+from leaderboard.stats.metrics import LOWER_IS_BETTER, METRIC_RANGES, METRICS, RANK_METRICS, STANDINGS_VERSION
 from leaderboard.stats.pairwise import PAIRWISE_RESAMPLES
 from leaderboard.stats.views import HORIZON_BUCKETS, HORIZON_LABELS
 
@@ -172,6 +173,12 @@ def methods_context(*, html: bool) -> dict[str, Any]:
         "pairwise_resamples": f"{PAIRWISE_RESAMPLES:,}",
         "standings_version": _mark("standings-version", STANDINGS_VERSION, html=html, tag="code"),
         "metrics": [(m, METRIC_LABELS[m], "lower" if m in LOWER_IS_BETTER else "higher") for m in METRICS],
+        "call_tolerance": repr(outcome_rules.TIE_TOLERANCE),
+        "score_ranges": [(d.name, d.label, d.range, d.better) for d in GRADE_SCORES.values()],
+        "metric_ranges": [
+            (m, METRIC_LABELS[m], range_text(*METRIC_RANGES[m]), "lower" if m in LOWER_IS_BETTER else "higher")
+            for m in METRICS
+        ],
         "horizons": [(b, HORIZON_LABELS[b]) for b, _ in HORIZON_BUCKETS],
         "baselines": {b: BASELINE_LABELS[b] for b in BASELINES},
         "settings_rows": [(name, getattr(settings, name)) for name in METHODS_SETTINGS],

@@ -34,7 +34,7 @@ from leaderboard.stats.metrics import RANK_METRICS
 from leaderboard.stats.pairwise import win_share
 from leaderboard.stats.peer import peer_scores
 from leaderboard.stats.ranking import rank_columns
-from leaderboard.stats.tables import GradeTable, QuestionTable, normalised_brier
+from leaderboard.stats.tables import GradeTable, QuestionTable
 from leaderboard.stats.time_average import time_averaged
 from leaderboard.stats.views import View
 
@@ -59,6 +59,8 @@ def outcome_examples() -> dict[str, Any]:
     options = ["Alba", "Brest", "Corte"]
     vector = {"Alba": 0.5, "Brest": 0.3, "Corte": 0.2}
     mc = outcome.score_multiple_choice(vector, options, "Brest")
+    tie = outcome.score_binary(0.5, True)
+    mc_tie = outcome.score_multiple_choice({"Alba": 0.4, "Brest": 0.4, "Corte": 0.2}, options, "Alba")
     loose = outcome.validate_probability_vector({"Alba": 0.5, "Brest": 0.3, "Corte": 0.195}, options)
     point = outcome.score_point(215, 200)
     interval = outcome.score_interval(150, 190, 200)
@@ -78,6 +80,12 @@ def outcome_examples() -> dict[str, Any]:
         "half_index": num(outcome.brier_index(0.25), 1),
         "mc_selected": mc.predicted_option,
         "mc_brier": num(mc.brier),
+        "mc_summed": num(2 * mc.brier),
+        "tie_correct": "counted correct" if tie.correct else "not counted correct",
+        "tie_brier": num(tie.brier),
+        "mc_tie_correct": "counted correct" if mc_tie.correct else "not counted correct",
+        "mc_tie_options": " and ".join(mc_tie.tied_options),
+        "mc_tie_brier": num(mc_tie.brier),
         "mc_log": num(mc.log_score),
         "mc_reduced_brier": num(mc.reduced_brier),
         "mc_reduced_log": num(mc.reduced_log_score),
@@ -254,7 +262,7 @@ def standings_examples() -> dict[str, Any]:
     sample = np.array([0.04, 0.25, 0.64, 0.09, 0.01, 0.36])
     (lo, hi), *_ = bootstrap_intervals([sample])
     base = base_rates(open_at=[10.0], resolved_at=[1.0, 2.0, 3.0, 4.0, 5.0], resolved_outcome=[1, 0, 1, 1, 0])
-    market_brier, market_log, market_correct = market_from_grade(math.log(0.8), math.log(0.8) - math.log(0.6), 1.0)
+    market_brier, market_log, market_correct = market_from_grade(math.log(0.8), math.log(0.8) - math.log(0.6))
     names = ["A", "B", "C", "D", "E"]
     brier = np.array([0.18, 0.21, 0.21, 0.25, 0.12])
     n = np.array([40, 25, 31, 12, 4])
@@ -333,8 +341,8 @@ def fair_examples() -> dict[str, Any]:
     means = _rows(
         [
             {"agent": 1, "question": 1, "brier": 0.04, "qtype": "binary"},
-            {"agent": 1, "question": 2, "brier": 0.78, "qtype": "multiple_choice"},
-            {"agent": 1, "question": 3, "second_level_f1": 50.0, "qtype": "relation"},
+            {"agent": 1, "question": 2, "brier": 0.39, "qtype": "multiple_choice"},
+            {"agent": 1, "question": 3, "second_level_f1": 0.5, "qtype": "relation"},
         ]
     )[1]
     mine = np.array([0.04, 0.09, 0.16, 0.01, 0.25, 0.04, 0.09, 0.36])
@@ -343,8 +351,6 @@ def fair_examples() -> dict[str, Any]:
         "means_brier": num(means.metrics["brier"].mean, 3),
         "means_brier_n": means.metrics["brier"].n,
         "means_f1": num(means.metrics["second_level_f1"].mean * 100, 0),
-        "mc_summed": num(0.78, 2),
-        "mc_halved": num(float(normalised_brier([0.78], [True])[0]), 2),
         "difficulty_questions": ", ".join(f"{q} {num(_DIFFICULTY[q], 2)}" for q in questions),
         "difficulty_rows": difficulty,
         "adjusted_index": num(brier_index_of(rows[1].metrics["brier_adjusted"].mean), 1),

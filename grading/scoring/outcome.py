@@ -9,16 +9,22 @@ Conventions
 * Log scores use the natural logarithm of the probability given to what happened, after clipping
   that probability to ``[LOG_CLIP, 1 - LOG_CLIP]`` (so the worst log score is ``ln(1e-6) ~= -13.8``
   and the best is ``ln(1 - 1e-6) ~= -1e-6``). Higher is better.
-* Brier scores: lower is better. Binary Brier is in ``[0, 1]``; multiple-choice Brier is summed
-  over options and lies in ``[0, 2]``.
+* Brier scores: lower is better, and every Brier lies in ``[0, 1]``. Binary: ``(p - y)^2``.
+  Multiple choice: half the squared error summed over the options. Brier's own definition (1950)
+  is the sum, on ``[0, 2]``; halved, it is on the binary scale, and for two options it equals the
+  binary Brier exactly, so one Brier means the same on every question type and page.
+* A *call* is right only when the forecast leans to what happened: binary ``p > 0.5`` on YES or
+  ``p < 0.5`` on NO. A forecast at the decision boundary makes no call and is **not correct**:
+  ``p = 0.5`` (within ``TIE_TOLERANCE``), or a tie for the highest probability in multiple choice.
+  (Brier introduced his score because a right/wrong count says nothing of such forecasts; Metaculus
+  gives a 50% forecast a baseline score of 0, neither credit nor penalty.)
 * Multiple choice: the forecast is a full probability vector over the question's options. Its sum
   must be within ``PROBABILITY_SUM_TOLERANCE`` of 1; it is then renormalised to sum exactly 1
-  before scoring. The hard prediction is the option with the highest probability; **ties go to the
-  option listed first in the question's option order** (the same convention as the binary rule
-  ``1[p >= 0.5]``, where a 0.5 tie goes to the first/positive answer).
-* The paper's *reduced* multiple-choice rule (F.1) is also reported: with ``c`` the probability of
-  the selected (argmax) option, Brier is ``(1 - c)^2`` if the selection is correct else ``c^2``,
-  and the log score is ``ln c`` if correct else ``ln(1 - c)`` (clipped as above).
+  before scoring. The hard prediction is the option with the highest probability; none when two or
+  more options share it.
+* The paper's *reduced* multiple-choice rule (F.1) is also reported: with ``c`` the highest
+  probability, Brier is ``(1 - c)^2`` if the selection is correct else ``c^2``, and the log score is
+  ``ln c`` if correct else ``ln(1 - c)`` (clipped as above); a tie is not correct.
 * Quantity: a point is correct when ``|x - v| <= 10% * |v|`` (inclusive). When the resolved value
   ``v`` is 0 a relative tolerance is meaningless, so the point is correct only when
   ``|x| <= zero_abs_tol`` (default 0: exact). Intervals are closed. Quantile forecasts get the
@@ -37,7 +43,7 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from ingestion.periods import GRANULARITIES, Granularity, Period, parse_period, period_containing, period_offset
 
@@ -46,13 +52,16 @@ __all__ = [
     "LOG_CLIP",
     "POINT_RELATIVE_TOLERANCE",
     "PROBABILITY_SUM_TOLERANCE",
+    "TIE_TOLERANCE",
     "BinaryScore",
     "Granularity",
     "MultipleChoiceScore",
     "Period",
     "QuantityScore",
     "TimeframeScore",
+    "binary_call",
     "brier_index",
+    "called_right",
     "clip_probability",
     "log_score",
     "market_edge_binary",
@@ -67,6 +76,7 @@ __all__ = [
     "score_quantiles",
     "score_timeframe",
     "select_option",
+    "top_options",
     "validate_probability",
     "validate_probability_vector",
 ]
@@ -79,6 +89,13 @@ PROBABILITY_SUM_TOLERANCE: Final = 1e-2
 
 POINT_RELATIVE_TOLERANCE: Final = 0.10
 """A quantity point forecast is correct within this relative distance of the resolved value."""
+
+TIE_TOLERANCE: Final = 1e-6
+"""Probabilities this close to the decision boundary (0.5; the top option's) count as a tie: no call.
+One millionth, the precision the API asks a forecast's probabilities to sum to 1 with: a uniform vector
+rounded to six decimals (0.333334, 0.333333, 0.333333) is still a tie."""
+# The tolerance, and the rounding error of the difference it is compared with.
+_TIE: Final = TIE_TOLERANCE + 1e-12
 
 _REL_EPS: Final = 1e-12  # guards inclusive comparisons against float rounding
 
@@ -169,21 +186,34 @@ def validate_probability_vector(probabilities: Mapping[str, float], options: Seq
 
 @dataclass(frozen=True, slots=True)
 class BinaryScore:
-    predicted: bool  # 1[p >= 0.5]
-    correct: bool
+    predicted: bool | None  # the call: True for p > 0.5, False for p < 0.5, None at 0.5 (no call)
+    correct: bool  # the call matches the outcome; never at 0.5
     brier: float  # (p - y)^2, in [0, 1]
     log_score: float  # ln p(y), clipped, <= 0
+
+
+def binary_call(p: float) -> bool | None:
+    """The answer a probability of YES leans to: True above 0.5, False below, None at 0.5 (a tie)."""
+    if abs(p - 0.5) <= _TIE:
+        return None
+    return p > 0.5
+
+
+def called_right(p_yes: Any, outcome: Any) -> Any:
+    """Whether a probability of YES leans to what happened (``outcome`` 1 for YES, 0 for NO): strictly
+    above 0.5 on YES or below on NO; a probability at 0.5 is never right. Works elementwise on numpy
+    arrays too, so the platform's baselines are judged by the same rule as every grade."""
+    return (p_yes - 0.5) * (outcome - 0.5) > 0.5 * _TIE
 
 
 def score_binary(p: float, outcome: bool | int) -> BinaryScore:
     """Score a binary forecast ``p`` = P(YES) against the resolved outcome ``y`` (True/1 = YES)."""
     prob = validate_probability(p)
     y = _outcome(outcome)
-    predicted = prob >= 0.5
     p_y = prob if y == 1 else 1.0 - prob
     return BinaryScore(
-        predicted=predicted,
-        correct=int(predicted) == y,
+        predicted=binary_call(prob),
+        correct=bool(called_right(prob, y)),
         brier=(prob - y) ** 2,
         log_score=math.log(clip_probability(p_y)),
     )
@@ -204,21 +234,25 @@ def brier_index(mean_brier: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class MultipleChoiceScore:
-    predicted_option: str  # argmax; ties -> first in option order
-    correct: bool
-    brier: float  # sum over options of (p_k - 1[k = resolved])^2, in [0, 2]
+    predicted_option: str | None  # argmax; None when options tie for the highest probability
+    tied_options: tuple[str, ...]  # the options sharing the highest probability (empty without a tie)
+    correct: bool  # the single argmax is the resolved option; never on a tie
+    brier: float  # half the sum over options of (p_k - 1[k = resolved])^2, in [0, 1]
     log_score: float  # ln p(resolved), clipped
-    reduced_brier: float  # paper F.1: (1 - c)^2 if correct else c^2, c = p(selected)
+    reduced_brier: float  # paper F.1: (1 - c)^2 if correct else c^2, c = the highest probability
     reduced_log_score: float  # paper F.1: ln c if correct else ln(1 - c), clipped
 
 
-def select_option(probabilities: Mapping[str, float], options: Sequence[str]) -> str:
-    """The option with the highest probability; ties go to the option listed first in ``options``."""
-    best = options[0]
-    for option in options[1:]:
-        if probabilities[option] > probabilities[best]:
-            best = option
-    return best
+def top_options(probabilities: Mapping[str, float], options: Sequence[str]) -> tuple[str, ...]:
+    """The options with the highest probability (within TIE_TOLERANCE), in option order."""
+    best = max(probabilities[o] for o in options)
+    return tuple(o for o in options if probabilities[o] >= best - _TIE)
+
+
+def select_option(probabilities: Mapping[str, float], options: Sequence[str]) -> str | None:
+    """The option with the highest probability; None when two or more options share it (no call)."""
+    top = top_options(probabilities, options)
+    return top[0] if len(top) == 1 else None
 
 
 def score_multiple_choice(
@@ -228,13 +262,15 @@ def score_multiple_choice(
     if resolved not in options:
         raise ValueError(f"resolved option {resolved!r} is not one of the question's options")
     probs = validate_probability_vector(probabilities, options)
-    selected = select_option(probs, options)
+    top = top_options(probs, options)
+    selected = top[0] if len(top) == 1 else None
     correct = selected == resolved
-    c = probs[selected]
+    c = probs[top[0]]
     return MultipleChoiceScore(
         predicted_option=selected,
+        tied_options=top if selected is None else (),
         correct=correct,
-        brier=math.fsum((probs[o] - (1.0 if o == resolved else 0.0)) ** 2 for o in options),
+        brier=0.5 * math.fsum((probs[o] - (1.0 if o == resolved else 0.0)) ** 2 for o in options),
         log_score=math.log(clip_probability(probs[resolved])),
         reduced_brier=(1.0 - c) ** 2 if correct else c**2,
         reduced_log_score=math.log(clip_probability(c if correct else 1.0 - c)),

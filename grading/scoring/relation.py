@@ -7,8 +7,9 @@ Reproduces the official evaluation script (``agent_evaluation/eval.py`` of the M
   is a valid second-level code *of that key* (three-digit code in ``table[key]`` starting with the
   key). A valid key with an empty (or non-list) value still counts as a first-level prediction.
   Duplicates collapse. Anything that is not a mapping sanitises to the empty answer.
-* **P/R/F1 per question** between predicted and gold code sets, at first and second level,
-  multiplied by 100. ``P = TP/(TP+FP)`` and ``R = TP/(TP+FN)`` are 0 when their denominator is 0 and
+* **P/R/F1 per question** between predicted and gold code sets, at first and second level, as
+  shares on ``[0, 1]`` like every share Hindsight grades (MIRAI's script prints them multiplied by
+  100). ``P = TP/(TP+FP)`` and ``R = TP/(TP+FN)`` are 0 when their denominator is 0 and
   ``F1 = 2PR/(P+R)`` is 0 when ``P + R = 0`` (so an empty forecast scores 0/0/0). The script also
   reports P/R/F1 on the deduplicated binary and quad *class* sets; we report them too.
 * **KL divergence** ``KL(gold || pred) = sum_i P(i) ln(P(i)/Q(i))`` over the binary classes
@@ -177,7 +178,7 @@ def relation_answer_from_codes(codes: Iterable[str], table: CameoTable) -> Relat
 
 @dataclass(frozen=True, slots=True)
 class RelationPRF:
-    """Precision, recall and F1, each x100."""
+    """Precision, recall and F1, each a share on [0, 1] (MIRAI prints them x100)."""
 
     precision: float
     recall: float
@@ -185,12 +186,11 @@ class RelationPRF:
 
 
 def prf(predicted: AbstractSet[str], gold: AbstractSet[str]) -> RelationPRF:
-    """MIRAI per-question precision/recall/F1 (x100) between two code sets; empty -> 0."""
+    """MIRAI per-question precision/recall/F1 (shares on [0, 1]) between two code sets; empty -> 0."""
     tp = len(predicted & gold)
     p = safe_ratio(tp, len(predicted))
     r = safe_ratio(tp, len(gold))
-    f1 = safe_ratio(2 * p * r, p + r)
-    return RelationPRF(precision=100.0 * p, recall=100.0 * r, f1=100.0 * f1)
+    return RelationPRF(precision=p, recall=r, f1=safe_ratio(2 * p * r, p + r))
 
 
 def class_distribution(first_level: Iterable[str], classes: Sequence[str], binary: bool) -> list[float]:

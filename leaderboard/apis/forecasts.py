@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from grading.scoring.definitions import GRADE_SCORES
 from ingestion.models import Question
 from leaderboard.apis.common import (
     ClosedInputSerializer,
@@ -165,6 +166,8 @@ class GradeOutputSerializer(serializers.ModelSerializer):
             "temporal_mae",
             "created_at",
         ]
+        # Each score described by its one definition: what it measures, its range, which way is better.
+        extra_kwargs = {name: {"help_text": GRADE_SCORES[name].description} for name in fields if name in GRADE_SCORES}
 
 
 class ForecastOutputSerializer(serializers.ModelSerializer):

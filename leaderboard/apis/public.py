@@ -18,13 +18,12 @@ from ingestion.models import Question
 from leaderboard.apis.common import ErrorSerializer
 from leaderboard.models import Agent, Grade
 from leaderboard.selectors.difficulty import DIFFICULTY_ORDERS, difficulty_list
-from leaderboard.selectors.grade_tables import METRIC_COLUMN
 from leaderboard.selectors.leaderboard import agent_standings, leaderboard_page
 from leaderboard.selectors.pairwise import pairwise_confidence
 from leaderboard.selectors.standings import leaderboard_cache_key, normalise_sort, parse_view
 from leaderboard.selectors.standings_cache import cached_for_version
 from leaderboard.stats.columns import brier_index_of
-from leaderboard.stats.metrics import METRICS, STANDINGS_VERSION
+from leaderboard.stats.metrics import METRIC_COLUMN, METRICS, STANDINGS_VERSION
 from leaderboard.stats.views import HORIZON_BUCKETS, TRACKS
 
 MAX_PAGE = 10**6
@@ -209,7 +208,7 @@ class AgentApi(APIView):
                 "void": g.void,
                 "contaminated": g.contaminated,
                 "correct": g.correct,
-                # every per-grade score the standings read (named as they are there; second-level F1 0-100)
+                # every per-grade score the standings read, named and scaled as they are there
                 **{m: getattr(g, m) for m in METRIC_COLUMN if m != "accuracy"},
             }
             for g in revealed

@@ -3,7 +3,7 @@
 The grade of the forecast that counts (the agent's last before the close) carries its Brier. The
 forecasts it superseded have no score the standings can use, so their Brier is computed here from
 the stored prediction and the question's current outcome with the grading's own scoring rules
-(:mod:`grading.scoring.outcome`), and halved for multiple choice like every Brier of the standings.
+(:mod:`grading.scoring.outcome`), the same Brier a grade carries.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from grading.scoring.outcome import score_binary, score_multiple_choice
 from ingestion.models import Question, Resolution
 from leaderboard.models import Forecast
 from leaderboard.selectors.column_reads import epoch_field, int_field, read_columns
-from leaderboard.stats.tables import MULTIPLE_CHOICE, GradeTable, normalised_brier
+from leaderboard.stats.tables import GradeTable
 from leaderboard.stats.time_average import record_time_averages
 
 _TIMELINE_FIELDS = (
@@ -32,7 +32,7 @@ _SCORED_TYPES = (Question.Type.BINARY, Question.Type.MULTIPLE_CHOICE)
 
 
 def _brier(qtype: str, prediction: Any, outcome: Any, options: list[str]) -> float:
-    """The standings' Brier of a stored prediction, NaN when it cannot be scored against the outcome."""
+    """The Brier of a stored prediction (as its grade would have it), NaN when it cannot be scored."""
     try:
         if qtype == Question.Type.BINARY:
             return float(score_binary(float(prediction["probability"]), bool(outcome)).brier)
@@ -120,8 +120,6 @@ def _timeline_scores(
             if current is None or current[2] not in (Resolution.Kind.RESOLVE, Resolution.Kind.AMEND):
                 continue
             qtype, options = info[qid][0], list(info[qid][1] or [])
-            briers[fid] = float(
-                normalised_brier(_brier(qtype, prediction, current[1], options), qtype == MULTIPLE_CHOICE)
-            )
+            briers[fid] = _brier(qtype, prediction, current[1], options)
         score[superseded] = [briers.get(fid, math.nan) for fid in cols["id"][superseded].tolist()]
     return score

@@ -29,23 +29,10 @@ from leaderboard.selectors.column_reads import (
     read_columns,
 )
 from leaderboard.selectors.questions import public_history_q
+from leaderboard.stats.metrics import METRIC_COLUMN
 from leaderboard.stats.tables import GradeTable
 from leaderboard.stats.views import horizon_buckets
 
-# (metric name, Grade column): what the standings read of each grade besides its agent and question.
-# The other metrics (difficulty-adjusted Brier, peer and time-averaged scores) are computed from these.
-METRIC_COLUMN: Final = {
-    "accuracy": "correct",
-    "brier": "brier",
-    "log_score": "log_score",
-    "market_edge": "market_edge",
-    "source_precision": "source_precision",
-    "key_event_recall": "key_event_recall",
-    "ker_coverage": "carried_graph",
-    "leaks": "leaks",
-    "second_level_f1": "second_level_f1",
-    "open_f1": "open_f1",
-}
 # Metrics read from a boolean column (true -> 1, false -> 0, null -> NaN).
 _BOOLEAN_METRICS: Final = frozenset({"accuracy", "ker_coverage"})
 # What the incremental update reads of every grade: enough for peer totals, difficulties and the

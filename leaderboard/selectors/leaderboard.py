@@ -23,7 +23,7 @@ from leaderboard.selectors.difficulty import stats_from_stored
 from leaderboard.selectors.forecast_timelines import attach_time_averages
 from leaderboard.selectors.grade_tables import load_grade_table, resolution_times
 from leaderboard.selectors.question_tables import load_question_table
-from leaderboard.selectors.standings import Entry, parse_sort, view_filter, view_params
+from leaderboard.selectors.standings import Entry, baseline_agent_ids, parse_sort, view_filter, view_params
 from leaderboard.stats.columns import StandingRow, compute_views
 from leaderboard.stats.difficulty import attach_relative_scores
 from leaderboard.stats.metrics import LOWER_IS_BETTER, METRICS, STANDINGS_VERSION
@@ -46,14 +46,24 @@ class LeaderboardPage:
     computed_at: datetime | None = None
     params: dict[str, str] = field(default_factory=dict)
     standings_version: str = STANDINGS_VERSION
+    # What the whole view holds (every page): the text above the table is derived from these, so it
+    # says what the rows show. ``total`` counts the competing agents, ranked or provisional.
+    ranked: int = 0
+    provisional: int = 0
+    baseline_rows: int = 0
 
     @property
     def agents(self) -> list[Entry]:
-        return [e for e in self.entries if not e.baseline]
+        return [e for e in self.entries if not e.is_baseline]
 
     @property
     def baselines(self) -> list[Entry]:
-        return [e for e in self.entries if e.baseline]
+        return [e for e in self.entries if e.is_baseline]
+
+    @property
+    def all_provisional(self) -> bool:
+        """Agents compete in the view but none has enough questions to be ranked."""
+        return self.total > 0 and self.ranked == 0
 
     @property
     def outdated(self) -> bool:
@@ -112,14 +122,19 @@ def _baseline_keys(
     baselines: Sequence[Entry], ranked_values: Sequence[float], *, rank_metric: str, name: str, descending: bool
 ) -> list[tuple[float, ...]]:
     """Each baseline's sort key among the agents: on the rank sort, just ahead of the agents it
-    would tie with (its place among the ranked agents); otherwise by its own value."""
+    would tie with (its place among the ranked agents), baselines of one place in the order of their
+    score; otherwise by its own value."""
     if name != "rank":
         return [_key(None, _sort_value(b, name), name=name, descending=descending) for b in baselines]
     values = np.asarray([math.nan if b.values.get(rank_metric) is None else b.values[rank_metric] for b in baselines])
     spots = places(np.asarray(ranked_values, dtype=np.float64), values, rank_metric=rank_metric or None)
+    sign = 1.0 if rank_metric in LOWER_IS_BETTER else -1.0
     for b, spot in zip(baselines, spots.tolist(), strict=True):
         b.place = spot or None
-    return [(0.0, spot - 0.5) if spot else (2.0, 0.0) for spot in spots.tolist()]
+    return [
+        (0.0, spot - 0.5, sign * float(v)) if spot else (2.0, 0.0)
+        for spot, v in zip(spots.tolist(), values.tolist(), strict=True)
+    ]
 
 
 def _interleave(
@@ -134,13 +149,13 @@ def _interleave(
     """The page's agents (positions ``start`` on in the whole ordering given by the sorted
     ``agent_keys``) with each baseline inserted where its key falls; baselines falling beyond the
     last agent go at the end of the last page."""
-    placed: list[tuple[int, int, Entry]] = []
+    placed: list[tuple[int, tuple[float, ...], int, Entry]] = []
     for order, (b, key) in enumerate(zip(baselines, baseline_keys, strict=True)):
         position = bisect_left(list(agent_keys), key)
         if start <= position < start + len(agents) or (last_page and position >= start + len(agents)):
-            placed.append((position - start, order, b))
+            placed.append((position - start, key, order, b))
     out = list(agents)
-    for offset, (at, _, b) in enumerate(sorted(placed, key=lambda p: (p[0], p[1]))):
+    for offset, (at, _, _, b) in enumerate(sorted(placed, key=lambda p: p[:3])):
         out.insert(min(at + offset, len(out)), b)
     return out
 
@@ -154,12 +169,24 @@ def leaderboard_page(*, view: View, sort: str = "rank", page: int = 1, page_size
     return _computed_page(view=view, name=name, descending=descending, page=page, size=size)
 
 
+# The platform's reference rows: those it computes and those of its baseline agents.
+_REFERENCE = Q(agent__isnull=True) | Q(agent__is_baseline=True)
+
+
+def _baseline_order(e: Entry) -> tuple[str, str]:
+    return (e.baseline, e.name)
+
+
 def _materialised_page(*, view: View, name: str, descending: bool, page: int, size: int) -> LeaderboardPage:
     qs = Standing.objects.filter(view_filter(view))
-    # One pass over the view's rows for everything but the page itself: agent count, which metric
+    # One pass over the view's rows for everything but the page itself: agent counts, which metric
     # columns have data, when it was computed, the rank metric and the version (shared by every row).
+    competing = Q(agent__isnull=False, agent__is_baseline=False)
     summary = qs.aggregate(
-        total=Count("id", filter=Q(agent__isnull=False)),
+        total=Count("id", filter=competing),
+        ranked=Count("id", filter=competing & Q(rank__isnull=False)),
+        provisional=Count("id", filter=competing & Q(provisional=True)),
+        reference=Count("id", filter=_REFERENCE),
         at=Max("computed_at"),
         rank_metric=Max("rank_metric"),
         version=Max("standings_version"),
@@ -180,13 +207,16 @@ def _materialised_page(*, view: View, name: str, descending: bool, page: int, si
     else:
         expr = F(name).desc(nulls_last=True) if descending else F(name).asc(nulls_last=True)
         order = [expr, "agent__name"]
-    agent_rows = qs.filter(agent__isnull=False)
+    agent_rows = qs.filter(competing)
     start = (page - 1) * size
     rows = [
         _entry_from_standing(s)
         for s in agent_rows.select_related("agent", "agent__team").order_by(*order)[start : start + size]
     ]
-    baselines = sorted((_entry_from_standing(s) for s in qs.filter(agent__isnull=True)), key=lambda e: e.baseline)
+    baselines = sorted(
+        (_entry_from_standing(s) for s in qs.filter(_REFERENCE).select_related("agent", "agent__team")),
+        key=_baseline_order,
+    )
     if baselines and not (name == "rank" and descending):
         pairs = list(agent_rows.values_list("rank", metric_field if name == "rank" else name))
         agent_keys = sorted(_key(r, v, name=name, descending=descending) for r, v in pairs)
@@ -210,6 +240,9 @@ def _materialised_page(*, view: View, name: str, descending: bool, page: int, si
         computed_at=summary.get("at"),
         params=view_params(view),
         standings_version=summary.get("version") or STANDINGS_VERSION,
+        ranked=int(summary["ranked"] or 0),
+        provisional=int(summary["provisional"] or 0),
+        baseline_rows=int(summary["reference"] or 0),
     )
 
 
@@ -231,7 +264,14 @@ def _computed_page(*, view: View, name: str, descending: bool, page: int, size: 
     attach_time_averages(table, resolved)
     attach_relative_scores(table, stats)
     questions = load_question_table(resolved=resolved, table=table)
-    result = compute_views(table, questions, [view], min_n=int(settings.HINDSIGHT_MIN_RANKED_N), stats=stats)[0]
+    result = compute_views(
+        table,
+        questions,
+        [view],
+        min_n=int(settings.HINDSIGHT_MIN_RANKED_N),
+        stats=stats,
+        baseline_agents=baseline_agent_ids(),
+    )[0]
     rank_metric = result.rank_metric or ""
     agents = {
         a.pk: a
@@ -241,14 +281,14 @@ def _computed_page(*, view: View, name: str, descending: bool, page: int, size: 
     baselines: list[Entry] = []
     for r in result.rows:
         e = _entry_from_row(r, agent=agents.get(r.agent_id) if r.agent_id else None, rank_metric=rank_metric)
-        (baselines if r.baseline else entries).append(e)
+        (baselines if e.is_baseline else entries).append(e)
     if name != "rank" or descending:
         entries.sort(key=lambda e: (*_key(e.rank, _sort_value(e, name), name=name, descending=descending), e.name))
     total = len(entries)
     pages = max(1, math.ceil(total / size))
     page = min(max(1, page), pages)
     start = (page - 1) * size
-    baselines.sort(key=lambda e: e.baseline)
+    baselines.sort(key=_baseline_order)
     if name == "rank" and descending:
         shown = entries[start : start + size] + (baselines if page == pages else [])
     else:
@@ -275,6 +315,9 @@ def _computed_page(*, view: View, name: str, descending: bool, page: int, size: 
         sort=("-" if descending else "") + name,
         materialised=False,
         params=view_params(view),
+        ranked=sum(1 for e in entries if e.rank is not None),
+        provisional=sum(1 for e in entries if e.provisional),
+        baseline_rows=len(baselines),
     )
 
 

@@ -39,9 +39,7 @@ def load_question_table(
     keep = table.qtype == binary if binary is not None else np.zeros(len(table), dtype=bool)
     question = table.question[keep]
     log_score, market_edge = table.metrics["log_score"][keep], table.metrics["market_edge"][keep]
-    ids, m_n, m_log, m_brier, above, tie = market_aggregates(
-        question=question, log_score=log_score, market_edge=market_edge
-    )
+    ids, m_n, m_log, m_brier, above = market_aggregates(question=question, log_score=log_score, market_edge=market_edge)
     resolved_binary = [
         (t, y)
         for qid, (t, outcome, kind) in resolved.items()
@@ -61,7 +59,7 @@ def load_question_table(
     m_correct: list[float | None] = []
     attrs: list[tuple[Any, ...]] = []
     counts = m_n.tolist()
-    aboves, ties = above.tolist(), tie.tolist()
+    aboves = above.tolist()
     for k, qid in enumerate(ids.tolist()):
         current = resolved.get(qid)
         y = _binary_outcome(current[1]) if current and current[2] != Resolution.Kind.ANNUL else None
@@ -72,7 +70,7 @@ def load_question_table(
         outcomes.append(y)
         opens.append(info[qid][0].timestamp())
         n = counts[k]
-        m_correct.append((aboves[k] + (ties[k] if y >= 0.5 else 0)) / n if n else None)
+        m_correct.append(aboves[k] / n if n else None)
     at = np.asarray(kept, dtype=np.intp)
     has = m_n[at] > 0
     rates = base_rates(

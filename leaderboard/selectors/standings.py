@@ -17,12 +17,13 @@ from typing import Any, Final
 from django.core.exceptions import ValidationError
 from django.db.models import Q
 
+from grading.scoring.definitions import range_text
 from ingestion.models import Question
 from leaderboard.models import Agent
 from leaderboard.selectors.questions import revealed_q
 from leaderboard.stats.baselines import BASELINE_LABELS
 from leaderboard.stats.columns import brier_index_of
-from leaderboard.stats.metrics import LOWER_IS_BETTER, METRICS, STANDINGS_VERSION
+from leaderboard.stats.metrics import LOWER_IS_BETTER, METRIC_RANGES, METRICS, STANDINGS_VERSION
 from leaderboard.stats.views import HORIZON_BUCKETS, HORIZON_LABELS, TRACKS, View, horizon_bucket
 
 SORTABLE: Final = ("rank", "n", "brier_index", *METRICS)
@@ -42,24 +43,36 @@ METRIC_LABELS: Final = {
     "second_level_f1": "MIRAI F1",
     "open_f1": "Open-ended F1",
 }
-# What a reader sees when pointing at a column header.
-METRIC_HELP: Final = {
-    "accuracy": "Share of forecasts right under their type's rule",
-    "brier": "Mean Brier score, every Brier on [0, 1] (multiple choice halved); lower is better",
-    "brier_adjusted": "Brier on a question of average difficulty (two-way fixed effects, as ForecastBench); lower is better",
-    "log_score": "Mean natural-log score of what happened; higher is better",
+# What a reader sees when pointing at a column header (the page adds which way is better).
+_METRIC_MEANING: Final = {
+    "accuracy": "Share of forecasts whose call was right under their type's rule; a forecast at exactly 50%, "
+    "or with its top options tied, makes no call and is not correct",
+    "brier": "Mean Brier score of binary and multiple-choice questions (multiple choice: half the squared "
+    "error summed over the options)",
+    "brier_adjusted": "Brier on a question of average difficulty (two-way fixed effects, as ForecastBench); "
+    "it leaves 0 to 1 only when an agent's questions are far easier or harder than the average one",
+    "log_score": "Mean natural-log score of what happened",
     "peer_score": "Metaculus peer score: 100 x (own log score - the other agents' mean); above 0 beats the field",
-    "time_brier": "Live questions: every forecast's Brier weighted by the time it stood; lower is better",
+    "time_brier": "Live questions: every forecast's Brier weighted by the time it stood",
     "time_coverage": "Share of the live questions' open time the agent's forecasts covered",
     "market_edge": "Log score minus the market's at forecast time; above 0 beats the market",
     "source_precision": "Evidence: share of the cited or read sources that the hindsight reference holds",
     "key_event_recall": "Reasoning: share of the reference's key events the forecast graph matched "
     "(cov: KER coverage, the share of forecasts graded for reasoning that carried a graph)",
     "ker_coverage": "Share of forecasts graded for reasoning that carried a graph",
-    "leaks": "Cited articles published after the forecast's as-of time; lower is better",
+    "leaks": "Cited articles published after the forecast's as-of time, summed",
     "second_level_f1": "Relation questions: F1 of second-level CAMEO codes",
     "open_f1": "Open-ended questions: F1 of predicted events (LRAE)",
 }
+
+
+def _range_words(metric: str) -> str:
+    low, high = METRIC_RANGES[metric]
+    if METRIC_FORMAT[metric] == "share":
+        return "0% to 100%"
+    return range_text(low, high)
+
+
 # How a value reads: a share as a percentage, a score with three decimals, a peer score with one,
 # a count as an integer.
 METRIC_FORMAT: Final = {
@@ -96,6 +109,7 @@ COLUMN_ORDER: Final = (
     "key_event_recall",
 )
 MORE_COLUMNS: Final = ("log_score", "time_brier", "market_edge")
+METRIC_HELP: Final = {m: f"{_METRIC_MEANING[m]}; range {_range_words(m)}" for m in METRICS}
 MAIN_COLUMNS: Final = tuple(m for m in COLUMN_ORDER if m not in MORE_COLUMNS)
 
 
@@ -115,7 +129,8 @@ class Entry:
     brier_index: float | None
     rank_metric: str = ""
     standings_version: str = STANDINGS_VERSION
-    # Baselines: where the row stands among the ranked agents (1 + the number ranked ahead of it).
+    # Baselines (computed rows and the platform's baseline agents): where the row stands among the
+    # ranked agents (1 + the number ranked ahead of it).
     place: int | None = None
 
     @property
@@ -158,12 +173,17 @@ class Entry:
             "brier_adjusted_index": self.brier_adjusted_index,
             "standings_version": self.standings_version,
         }
-        if self.baseline:
+        if self.is_baseline:
             out["place"] = self.place
         for m in METRICS:
             out[m] = self.values.get(m)
             out[f"{m}_n"] = self.counts.get(m, 0)
         return out
+
+
+def baseline_agent_ids() -> list[int]:
+    """The platform's baseline agents: listed with their scores for reference, never ranked."""
+    return list(Agent.objects.filter(is_baseline=True).order_by("pk").values_list("pk", flat=True))
 
 
 def _day(value: str, name: str) -> date:

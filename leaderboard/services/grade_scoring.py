@@ -211,6 +211,8 @@ class QuestionGrader:
             p = prediction["probability"]
             s = outcome_rules.score_binary(p, bool(y))
             grade["correct"], grade["brier"], grade["log_score"] = s.correct, s.brier, s.log_score
+            if s.predicted is None:
+                details["no_call"] = True  # exactly 50%: leans to neither answer, so not correct
             if self.market is not None:
                 market_p = self.market.binary(as_of)
                 grade["market_edge"] = outcome_rules.market_edge_binary(p, bool(y), market_p)
@@ -222,6 +224,9 @@ class QuestionGrader:
             grade["correct"], grade["brier"], grade["log_score"] = m.correct, m.brier, m.log_score
             grade["reduced_correct"] = m.correct
             details["predicted_option"] = m.predicted_option
+            if m.tied_options:
+                details["no_call"] = True  # options tied for the highest probability: no single pick
+                details["tied_options"] = list(m.tied_options)
             details["reduced"] = {"brier": _round(m.reduced_brier), "log_score": _round(m.reduced_log_score)}
             vector = self.market.vector(self.options, as_of) if self.market is not None else None
             if vector is not None:  # without market prices there is no edge (and nothing to score twice)

@@ -25,7 +25,7 @@ from leaderboard.selectors.difficulty import stats_from_stored
 from leaderboard.selectors.forecast_timelines import attach_time_averages
 from leaderboard.selectors.grade_tables import SCORE_METRICS, SCORED_QUESTIONS, load_grade_table, resolution_times
 from leaderboard.selectors.question_tables import load_question_table
-from leaderboard.selectors.standings import view_filter
+from leaderboard.selectors.standings import baseline_agent_ids, view_filter
 from leaderboard.selectors.standings_cache import bump_standings_version
 from leaderboard.services.standing_rows import insert_difficulties, insert_standings
 from leaderboard.stats.columns import compute_view_columns
@@ -87,7 +87,15 @@ def standings_rebuild(*, now: datetime | None = None, bootstrap: bool = True, di
     _enrich(table, resolved, stats)
     questions = load_question_table(resolved=resolved, table=table)
     views = materialised_views(table)
-    results = compute_view_columns(table, questions, views, min_n=min_ranked_n(), bootstrap=bootstrap, stats=stats)
+    results = compute_view_columns(
+        table,
+        questions,
+        views,
+        min_n=min_ranked_n(),
+        bootstrap=bootstrap,
+        stats=stats,
+        baseline_agents=baseline_agent_ids(),
+    )
     Standing.objects.all().delete()
     rows = insert_standings(results, now)
     QuestionDifficulty.objects.all().delete()
@@ -160,6 +168,7 @@ def _rerank(view: Any, *, min_n: int) -> None:
             "rank",
             "rank_metric",
             "provisional",
+            "agent__is_baseline",
             *[f for m in RANK_METRICS for f in (m, f"{m}_n")],
         )
     )
@@ -167,16 +176,17 @@ def _rerank(view: Any, *, min_n: int) -> None:
         return
     cols = list(zip(*stored, strict=True))
     means = {
-        m: np.asarray([math.nan if v is None else v for v in cols[6 + 2 * i]], dtype=np.float64)
+        m: np.asarray([math.nan if v is None else v for v in cols[7 + 2 * i]], dtype=np.float64)
         for i, m in enumerate(RANK_METRICS)
     }
-    counts = {m: np.asarray(cols[7 + 2 * i], dtype=np.int64) for i, m in enumerate(RANK_METRICS)}
+    counts = {m: np.asarray(cols[8 + 2 * i], dtype=np.int64) for i, m in enumerate(RANK_METRICS)}
     metric, rank, provisional = rank_columns(
         is_agent=np.asarray([not b for b in cols[2]], dtype=bool),
         agent_ids=np.asarray([a or 0 for a in cols[1]], dtype=np.int64),
         means=means,
         counts=counts,
         min_n=min_n,
+        rankable=np.asarray([not b for b in cols[6]], dtype=bool),
     )
     changed = [
         Standing(id=rec[0], rank=r or None, rank_metric=metric or "", provisional=p)

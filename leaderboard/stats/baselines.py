@@ -14,11 +14,10 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from grading.scoring.outcome import LOG_CLIP
+from grading.scoring.outcome import LOG_CLIP, called_right
 from leaderboard.stats.difficulty import QuestionStats
 from leaderboard.stats.metrics import METRICS
 from leaderboard.stats.peer import PEER_SCALE
-from leaderboard.stats.ranking import TIE_TOLERANCE
 from leaderboard.stats.tables import QuestionTable
 
 BASELINES: Final[tuple[str, ...]] = ("market", "always_half", "base_rate")
@@ -27,7 +26,6 @@ BASELINE_LABELS: Final[dict[str, str]] = {
     "always_half": "Always 0.5",
     "base_rate": "Base rate of earlier questions",
 }
-_HALF_LOG: Final = math.log(0.5)
 
 
 def base_rates(
@@ -49,16 +47,18 @@ def base_rates(
     return (1.0 + cum_yes[before]) / (2.0 + before)
 
 
-def market_from_grade(log_score: float, market_edge: float, outcome: float) -> tuple[float, float, float]:
+def market_from_grade(log_score: float, market_edge: float) -> tuple[float, float, float]:
     """(Brier, log score, correct) of the market, recovered from a binary grade's log score and edge.
 
     ``market_edge = log_score - market_log`` so the market gave ``p_y = exp(market_log)`` to what
-    happened; binary Brier is ``(1 - p_y)^2`` and the market was right when ``P(yes) >= 0.5`` matched.
+    happened; binary Brier is ``(1 - p_y)^2`` and the market was right when it leaned to what happened
+    (``p_y`` above 0.5; a price of exactly 0.5 makes no call, as for every forecast).
     """
     market_log = log_score - market_edge
     p_y = min(max(math.exp(market_log), 0.0), 1.0)
-    correct = p_y >= 0.5 if outcome >= 0.5 else p_y > 0.5
-    return (1.0 - p_y) ** 2, market_log, float(correct)
+    # p_y is the probability of what happened, so the market was right when it leaned to it: the one
+    # rule of every call (a price at 0.5, give or take the rounding of exp(log), makes none).
+    return (1.0 - p_y) ** 2, market_log, float(called_right(p_y, 1.0))
 
 
 def market_aggregates(
@@ -72,11 +72,11 @@ def market_aggregates(
     npt.NDArray[np.float64],
     npt.NDArray[np.float64],
     npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
 ]:
     """Per question of the given grade records: (ids, n with a market price, mean market log score,
-    mean market Brier, records where the market put >= 0.5 strictly above / within 1e-12 of 0.5 on
-    the outcome). The market's log score is ``log_score - market_edge``; NaN where no price existed.
+    mean market Brier, records where the market put more than 0.5 on the outcome: its right calls;
+    a price of 0.5 makes no call). The market's log score is
+    ``log_score - market_edge``; NaN where no price existed.
 
     Sums run in record order: callers pass records in (agent, question) order so every path that
     builds the baselines gets the same floating-point sums.
@@ -92,19 +92,8 @@ def market_aggregates(
     with np.errstate(invalid="ignore", divide="ignore"):
         m_log = np.bincount(at, weights=market_log, minlength=size) / m_n
         m_brier = np.bincount(at, weights=(1.0 - np.exp(market_log)) ** 2, minlength=size) / m_n
-    threshold = edge + _HALF_LOG
-    above = np.bincount(at, weights=(log > threshold + TIE_TOLERANCE), minlength=size)
-    tie = np.bincount(
-        at, weights=(log <= threshold + TIE_TOLERANCE) & (log >= threshold - TIE_TOLERANCE), minlength=size
-    )
-    return (
-        ids.astype(np.int64),
-        m_n.astype(np.int64),
-        m_log,
-        m_brier,
-        above.astype(np.int64),
-        tie.astype(np.int64),
-    )
+    above = np.bincount(at, weights=called_right(np.exp(market_log), 1.0), minlength=size)
+    return ids.astype(np.int64), m_n.astype(np.int64), m_log, m_brier, above.astype(np.int64)
 
 
 def baseline_columns(
@@ -135,7 +124,7 @@ def baseline_columns(
         per_baseline[name] = {
             "brier": (p_yes - y) ** 2,
             "log_score": np.log(np.clip(p_y, LOG_CLIP, 1.0 - LOG_CLIP)),
-            "accuracy": ((p_yes >= 0.5) == (y >= 0.5)).astype(np.float64),
+            "accuracy": called_right(p_yes, y).astype(np.float64),
         }
     per_baseline["market"] = {
         "brier": questions.market_brier[pos],

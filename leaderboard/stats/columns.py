@@ -8,7 +8,7 @@ with its own n (see :mod:`leaderboard.stats.metrics`); the Brier interval comes 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,8 +26,9 @@ from leaderboard.stats.views import View
 
 def brier_index_of(brier: float | None) -> float | None:
     """The Brier Index of a mean Brier, plain or difficulty-adjusted. An adjusted Brier can fall
-    below zero (better than perfect on an average question); the index then stays at 100."""
-    return None if brier is None or math.isnan(brier) else brier_index(max(0.0, brier))
+    below zero (better than perfect on an average question) or rise above one; the index then stays
+    at 100 or 0, inside its range."""
+    return None if brier is None or math.isnan(brier) else brier_index(min(1.0, max(0.0, brier)))
 
 
 @dataclass(slots=True)
@@ -181,14 +182,17 @@ def compute_view_columns(
     agents: Iterable[int] | None = None,
     baselines: bool = True,
     stats: Mapping[bool, QuestionStats] | None = None,
+    baseline_agents: Collection[int] = (),
 ) -> list[ViewColumns]:
     """Standing rows of every view as columns; all bootstraps of the call run batched together.
 
     ``agents`` limits the agent rows computed (incremental updates); ranks are then left to the caller.
     ``stats`` (per contamination setting) gives the baselines their relative scores; the agents'
     come from the table (:func:`leaderboard.stats.difficulty.attach_relative_scores`).
+    ``baseline_agents``: the platform's baseline agents, listed with their scores but never ranked.
     """
     wanted = None if agents is None else np.asarray(sorted(set(agents)), dtype=np.int64)
+    reference = np.asarray(sorted(set(baseline_agents)), dtype=np.int64)
     results: list[ViewColumns] = []
     samples: list[npt.NDArray[np.float64]] = []
     owners: list[tuple[int, int]] = []
@@ -219,7 +223,12 @@ def compute_view_columns(
                 samples.append(sample)
         if wanted is None:
             rank_metric, rank, provisional = rank_columns(
-                is_agent=is_agent, agent_ids=agent_ids, means=means, counts=counts, min_n=min_n
+                is_agent=is_agent,
+                agent_ids=agent_ids,
+                means=means,
+                counts=counts,
+                min_n=min_n,
+                rankable=~np.isin(agent_ids, reference),
             )
         else:
             rank_metric, rank, provisional = None, np.zeros(size, dtype=np.int64), np.zeros(size, dtype=bool)
@@ -268,11 +277,20 @@ def compute_views(
     agents: Iterable[int] | None = None,
     baselines: bool = True,
     stats: Mapping[bool, QuestionStats] | None = None,
+    baseline_agents: Collection[int] = (),
 ) -> list[ViewResult]:
     """Standing rows of every view (see :func:`compute_view_columns`), as :class:`StandingRow` objects."""
     return [
         ViewResult(view=c.view, rank_metric=c.rank_metric, rows=c.rows())
         for c in compute_view_columns(
-            table, questions, views, min_n=min_n, bootstrap=bootstrap, agents=agents, baselines=baselines, stats=stats
+            table,
+            questions,
+            views,
+            min_n=min_n,
+            bootstrap=bootstrap,
+            agents=agents,
+            baselines=baselines,
+            stats=stats,
+            baseline_agents=baseline_agents,
         )
     ]

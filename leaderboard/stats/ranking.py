@@ -6,8 +6,9 @@ with ``min_n`` shared questions in the view); otherwise the first of ``RANK_METR
 of the view has (Brier, lower is better; in views without Brier questions the first of MIRAI
 second-level F1, open-ended F1, KER, SrcP that is present, higher is better). Equal values share a
 rank (1, 2, 2, 4). Agents with fewer than ``min_n`` questions carrying the rank metric are
-*provisional*: listed, not ranked. Baselines are never ranked; :func:`places` says where each would
-stand among the ranked agents.
+*provisional*: listed, not ranked. Baselines are never ranked, neither the rows the platform computes
+nor its baseline agents (which forecast through the API like any team): they are shown for
+reference, and :func:`places` says where each would stand among the ranked agents.
 """
 
 from __future__ import annotations
@@ -54,21 +55,26 @@ def rank_columns(
     means: Mapping[str, npt.NDArray[np.float64]],
     counts: Mapping[str, npt.NDArray[np.int64]],
     min_n: int,
+    rankable: npt.NDArray[np.bool_] | None = None,
 ) -> tuple[str | None, npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
     """(rank metric, rank per row with 0 for unranked, provisional per row) of one view's rows.
 
-    ``means`` (NaN where missing) and ``counts`` need the RANK_METRICS. Baselines are never ranked
-    nor provisional. Equal values (within ``TIE_TOLERANCE`` of the first of a run) share a rank.
+    ``is_agent`` marks the rows of agents (they decide the rank metric, baseline agents included,
+    since their forecasts are real); ``rankable`` the agents that compete for ranks (default: every
+    agent; the platform's baseline agents do not). ``means`` (NaN where missing) and ``counts`` need
+    the RANK_METRICS. Rows that do not compete are never ranked nor provisional. Equal values
+    (within ``TIE_TOLERANCE`` of the first of a run) share a rank.
     """
     size = is_agent.shape[0]
+    competing = is_agent if rankable is None else is_agent & rankable
     rank = np.zeros(size, dtype=np.int64)
     metric = rank_metric_of(is_agent=is_agent, counts=counts, min_n=min_n)
     if metric is None:
-        return None, rank, is_agent.copy()
-    provisional = is_agent & (counts[metric] < min_n)
+        return None, rank, competing.copy()
+    provisional = competing & (counts[metric] < min_n)
     sign = 1.0 if metric in LOWER_IS_BETTER else -1.0
     values = means[metric]
-    eligible = np.flatnonzero(is_agent & ~provisional & ~np.isnan(values))
+    eligible = np.flatnonzero(competing & ~provisional & ~np.isnan(values))
     keyed = sign * values[eligible]
     order = np.lexsort((agent_ids[eligible], keyed))
     previous: float | None = None

@@ -21,19 +21,6 @@ from leaderboard.stats.metrics import METRICS, RELATIVE
 from leaderboard.stats.views import HORIZON_BUCKETS, TRACKS, View, horizon_buckets
 
 _DIMENSIONS: Final = ("track", "qtype", "domain", "origin")
-MULTIPLE_CHOICE: Final = "multiple_choice"
-# Grades keep MIRAI's F1 on 0-100; the standings put every share on 0-1.
-_PERCENT_METRICS: Final = frozenset({"second_level_f1"})
-
-
-def normalised_brier(brier: Any, multiple_choice: Any) -> npt.NDArray[np.float64]:
-    """Every Brier on [0, 1]: a multiple-choice Brier (summed over the options, in [0, 2]) is halved.
-
-    Half the summed squared error over the K options is the binary Brier (p - y)^2 when K = 2, so
-    binary scores keep their value and the two types share one scale (and the Brier Index 0-100).
-    """
-    values = np.asarray(brier, dtype=np.float64)
-    return np.where(np.asarray(multiple_choice, dtype=bool), values * 0.5, values)
 
 
 def _codes(values: Iterable[str]) -> tuple[list[str], npt.NDArray[np.int32]]:
@@ -123,8 +110,8 @@ class GradeTable:
         """From factorised columns: ``codes[dim][i]`` indexes ``labels[dim]`` for dim in track, qtype,
         domain, origin; ``horizon`` holds bucket indexes into HORIZON_BUCKETS. No per-record Python.
 
-        ``metrics`` are the grades' values as stored; the table puts them on the standings' scales
-        (:func:`normalised_brier`, F1 on 0-1).
+        ``metrics`` are the grades' values as stored: every grade is on the one scale its score is
+        defined on (:mod:`grading.scoring.definitions`), so the standings average them as they are.
         """
         n = len(agent)
         unknown = set(metrics) - set(METRICS)
@@ -139,11 +126,6 @@ class GradeTable:
                 raise ValueError("more than one record for an (agent, question) pair")
         coded = {name: np.asarray(codes[name], dtype=np.int32).reshape(n)[order] for name in _DIMENSIONS}
         metric_arrays = {m: (_floats(metrics[m]) if m in metrics else np.full(n, math.nan))[order] for m in METRICS}
-        for m in _PERCENT_METRICS:
-            metric_arrays[m] = metric_arrays[m] / 100.0
-        if MULTIPLE_CHOICE in labels["qtype"]:
-            choice = coded["qtype"] == labels["qtype"].index(MULTIPLE_CHOICE)
-            metric_arrays["brier"] = normalised_brier(metric_arrays["brier"], choice)
         return cls(
             agent=agent_a[order],
             question=question_a[order],

@@ -43,8 +43,8 @@ def scores(grade: Any, question_type: str) -> SafeString:
         '<ul class="scores">{}</ul>',
         format_html_join(
             "",
-            '<li title="{}"><span class="k">{}</span> <span class="v">{}</span></li>',
-            ((s.hint, s.label, s.value) for s in items),
+            '<li title="{}"><span class="k">{}</span> <span class="v"{}>{}</span></li>',
+            ((s.hint, s.label, format_html(' data-score="{}"', s.score) if s.score else "", s.value) for s in items),
         ),
     )
 

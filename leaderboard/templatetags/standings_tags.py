@@ -63,6 +63,13 @@ def metric_value(entry: Any, metric: str) -> str:
     return metric_text(value, metric)
 
 
+@register.filter
+def as_metric(value: Any, metric: str) -> str:
+    """A grade's or a mean's value formatted as the standings show that metric (``|as_metric:"source_precision"``);
+    ``—`` for a missing one (a template hands a missing attribute over as "")."""
+    return metric_text(float(value) if isinstance(value, int | float) else None, metric)
+
+
 @register.simple_tag
 def rank_n(standing: Any) -> int:
     """A stored row's questions behind its ranking score (the n the provisional rule uses)."""
@@ -103,9 +110,10 @@ def metric_cell(entry: Entry, metric: str) -> str:
         )
     counted = "" if n == entry.rank_n else format_html(' <span class="muted" title="questions">n={}</span>', n)
     return format_html(
-        '<td class="num" title="{}: n={}">{}{}{}</td>',
+        '<td class="num" title="{}: n={}"><span data-metric="{}">{}</span>{}{}</td>',
         METRIC_LABELS[metric],
         n,
+        metric,
         metric_text(value, metric),
         counted,
         sub,

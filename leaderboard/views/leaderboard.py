@@ -160,11 +160,9 @@ def _leaderboard_context(request: HttpRequest, view: View) -> dict[str, Any]:
         toggled["contamination"] = "off"
     else:
         toggled.pop("contamination", None)
-    agents = [e for e in page.entries if not e.is_baseline]
     return {
         "page": page,
         "rows": rows,
-        "all_provisional": bool(agents) and all(e.provisional for e in agents),
         "columns": [_column(m) for m in shown],
         "groups": _groups(shown),
         "hidden_columns": hidden,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any
 from urllib.parse import urlencode
 
@@ -19,9 +18,10 @@ from ingestion.models import Question
 from leaderboard import charts
 from leaderboard.methods import methods_html
 from leaderboard.models import Agent, Grade
-from leaderboard.selectors.calibration import pair_of
+from leaderboard.selectors.calibration import pair_of, with_outcome
 from leaderboard.selectors.leaderboard import agent_standings, top_agents
 from leaderboard.selectors.market_prices import MarketSeries
+from leaderboard.selectors.monthly import agent_monthly_scores
 from leaderboard.selectors.pairwise import pairwise_confidence
 from leaderboard.selectors.questions import (
     SAMPLE_WORLD,
@@ -62,7 +62,8 @@ def home(request: HttpRequest) -> HttpResponse:
 def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
     agent = get_object_or_404(Agent.objects.select_related("team"), slug=slug)
     grades = list(
-        Grade.objects.filter(forecast__agent=agent, is_current=True, counts=True)
+        with_outcome(Grade.objects.all())
+        .filter(forecast__agent=agent, is_current=True, counts=True)
         .filter(revealed_q("forecast__question__"))
         .select_related("forecast", "forecast__question", "forecast__session")
         .order_by("-forecast__received_at")
@@ -77,21 +78,6 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
         title=f"Reliability diagram of {agent.name}: forecast probability against observed frequency",
         empty_hint="Dots appear as binary forecasts resolve.",
     )
-    # Scores per axis over time: monthly means of the question's resolution month (forecast month as fallback).
-    monthly: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for g in scored:
-        month = g.forecast.received_at.strftime("%Y-%m")
-        for axis, value in (
-            ("brier", g.brier),
-            ("source_precision", g.source_precision),
-            ("key_event_recall", g.key_event_recall),
-        ):
-            if value is not None:
-                monthly[month][axis].append(value)
-    history = [
-        (month, {axis: (sum(v) / len(v), len(v)) for axis, v in axes.items()})
-        for month, axes in sorted(monthly.items())
-    ]
     paginator = Paginator(grades, 50)
     page = paginator.get_page(request.GET.get("page"))
     outcomes = outcome_texts_for_grades(list(page.object_list))
@@ -110,7 +96,7 @@ def agent_page(request: HttpRequest, slug: str) -> HttpResponse:
             "reliability_svg": mark_safe(reliability),
             "sharpness": charts.sharpness(pairs),
             "n_pairs": len(pairs),
-            "history": history,
+            "history": agent_monthly_scores(agent=agent),
             "grades_page": page,
         },
     )

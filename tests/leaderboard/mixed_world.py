@@ -30,7 +30,7 @@ def _grade(agent: Agent, question: Question, at: datetime, **scores: object) -> 
     Grade.objects.create(
         forecast=forecast,
         version=1,
-        grader_version="1.0",
+        grader_version="2.0",
         resolution_version=1,
         cutoff_declared=agent.knowledge_cutoff is not None,
         created_at=question.close_at,
@@ -76,9 +76,9 @@ def build_mixed_world(questions_per_type: int = 14) -> list[Agent]:
                     p = 1 - math.sqrt(brier)
                     scores.update(brier=brier, log_score=math.log(p), correct=p >= 0.5)
                 elif qtype == "multiple_choice":
-                    scores.update(brier=2 * brier, log_score=math.log(1 - math.sqrt(brier)), correct=brier < 0.25)
+                    scores.update(brier=brier, log_score=math.log(1 - math.sqrt(brier)), correct=brier < 0.25)
                 elif qtype == "relation":
-                    scores.update(second_level_f1=100 * max(0.0, 0.9 - 2 * skill))
+                    scores.update(second_level_f1=max(0.0, 0.9 - 2 * skill))
                 else:
                     scores.update(open_f1=max(0.0, 0.8 - 2 * skill))
                 _grade(agent, question, question.open_at + timedelta(days=1), **scores)
@@ -89,6 +89,6 @@ def build_mixed_world(questions_per_type: int = 14) -> list[Agent]:
                     question.open_at + timedelta(days=1),
                     brier=0.25,
                     log_score=math.log(0.5),
-                    correct=True,
+                    correct=False,  # 0.5 makes no call
                 )
     return agents

@@ -1,5 +1,7 @@
-"""After the demo (clock stopped at the world's present), the home page ranks agents on the replay
-track and the leaderboard says which score ranks them: a real run of `manage.py demo`, then a browser."""
+"""After the demo (clock stopped at the world's present) only the platform's baseline agents have
+forecast: the leaderboard lists them for reference, unranked, says which score will rank the agents
+that join and that none competes yet, and the home page says no agent is ranked yet: a real run of
+`manage.py demo`, then a browser."""
 
 from __future__ import annotations
 
@@ -30,12 +32,16 @@ def test_the_demo_ranks_agents(browser_page: Any, settings: Any) -> None:
     page = browser_page
     page.goto("/")
     replay = page.locator("section[aria-label='Top agents: Replay']")
-    assert replay.locator("ol li").count() >= 2, replay.inner_text()
-    assert "No ranked agent yet" not in replay.inner_text()
+    assert replay.locator("ol li").count() == 0, replay.inner_text()
+    assert "No ranked agent yet" in replay.inner_text() and "never ranked" in replay.inner_text()
     screenshot(page, "demo-home")
     page.goto("/leaderboard/?track=replay")
-    assert "Ranked by Adjusted Brier" in page.inner_text("main")
-    assert page.locator("tr.baseline").count() >= 1
+    rule = page.inner_text("#rank-rule")
+    assert "Ranks go by Adjusted Brier" in rule and "No agent competes in this view yet" in rule
+    baselines = page.locator("tr.baseline")
+    assert baselines.count() >= 3  # the baseline agents, and the rows the platform computes
+    assert page.locator("tbody tr:not(.baseline)").count() == 0
+    assert f"The {baselines.count()} rows marked baseline" in rule
     screenshot(page, "demo-leaderboard-replay")
 
     # The Real replay view holds the baselines' scores on the real questions whose outcomes the demo

@@ -57,7 +57,7 @@ def test_grades_in_the_forecast_list(agent: Agent, agent_http: httpx.Client, set
     assert b["grade"]["first_level_f1"] is None and b["grade"]["open_f1"] is None
     assert b["grade"]["key_event_recall"] is None  # no hindsight reference yet
     r = items[fr.pk]["grade"]
-    assert r["first_level_f1"] == pytest.approx(100 * 2 / 3) and r["correct"] is None and r["kl_quad"] is not None
+    assert r["first_level_f1"] == pytest.approx(2 / 3) and r["correct"] is None and r["kl_quad"] is not None
     assert items[fo.pk]["grade"] is None and items[fo.pk]["grade_status"] == "unresolved"
     p = items[fp.pk]
     assert p["grade"] is None and p["grade_status"] == "withheld until the outcome is published"

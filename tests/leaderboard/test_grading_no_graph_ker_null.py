@@ -90,7 +90,7 @@ def test_no_graph_means_null_reasoning_everywhere(agent: Agent, http: httpx.Clie
     assert csv_rows[bare_agent.slug]["key_event_recall"] == "" and csv_rows[bare_agent.slug]["ker_coverage"] == "0.0"
     assert float(csv_rows[agent.slug]["key_event_recall"]) == pytest.approx(2 / 3)
 
-    # The pages: the agent's graded forecasts show SrcP 1.000 and an empty KER.
+    # The pages: the agent's graded forecasts show SrcP 100.0% (a share, as in the standings) and an empty KER.
     page = http.get(f"/agents/{bare_agent.slug}/").text
-    assert '<td class="num">1.000</td><td class="num">—</td>' in page
+    assert '<td class="num">100.0%</td><td class="num">—</td>' in page
     assert "KER coverage" in http.get("/leaderboard/", params={"contamination": "off"}).text

@@ -68,11 +68,28 @@ def test_multiple_choice(agent: Agent) -> None:
     grade_question(question_id=question.pk)
     g = current(f)
     assert g.correct is False and g.reduced_correct is False
-    assert g.brier == pytest.approx(0.25 + 0.49 + 0.04)
+    assert g.brier == pytest.approx((0.25 + 0.49 + 0.04) / 2)  # half the sum: on the binary scale
     assert g.log_score == pytest.approx(math.log(0.3))
     assert g.details["predicted_option"] == "Yes"
     assert g.details["reduced"]["brier"] == pytest.approx(0.25)
     assert g.market_edge is None
+
+
+def test_a_forecast_at_the_boundary_is_graded_without_a_call(agent: Agent) -> None:
+    binary = make_question("binary")
+    half = add_forecast(agent, binary, {"probability": 0.5})
+    choice = make_question("multiple_choice")
+    tied = add_forecast(agent, choice, {"probabilities": {"Yes": 0.4, "No": 0.4, "Maybe": 0.2}})
+    resolve(binary, True)
+    resolve(choice, "Yes")
+    grade_question(question_id=binary.pk)
+    grade_question(question_id=choice.pk)
+    h = current(half)
+    assert h.correct is False and h.brier == 0.25 and h.details["no_call"] is True
+    t = current(tied)
+    assert t.correct is False and t.details["no_call"] is True
+    assert t.details["tied_options"] == ["Yes", "No"] and t.details["predicted_option"] is None
+    assert t.brier == pytest.approx((0.36 + 0.16 + 0.04) / 2)
 
 
 def test_quantity_point_interval_and_quantiles(agent: Agent) -> None:
@@ -108,8 +125,9 @@ def test_relation_mirai_metrics(agent: Agent) -> None:
     resolve(question, {"relations": {"04": ["042"], "05": []}})
     grade_question(question_id=question.pk)
     g = current(f)
-    assert g.first_level_f1 == pytest.approx(100.0)
-    assert g.second_level_f1 == pytest.approx(100 * 2 * 0.5 * 1 / 1.5)
+    assert g.first_level_f1 == pytest.approx(1.0)
+    assert g.second_level_f1 == pytest.approx(2 * 0.5 * 1 / 1.5)
+    assert g.details["relation"]["second_level"] == {"precision": 0.5, "recall": 1.0}
     assert g.kl_binary == pytest.approx(0.0, abs=1e-8) and g.kl_quad == pytest.approx(0.0, abs=1e-8)
     assert g.correct is None and g.brier is None
     e = current(empty)

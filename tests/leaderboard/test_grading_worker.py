@@ -122,8 +122,10 @@ def test_worker_grades_1000_forecasts_through_every_change(transactional_db: Any
     assert set(grades.filter(is_current=True).values_list("version", flat=True)) == {3}
     assert grades.filter(is_current=True, counts=True).count() == N_AGENTS
     for version, outcome in ((1, True), (2, False), (3, False)):
-        high = grades.filter(version=version, forecast__prediction__probability__gte=0.5)
+        high = grades.filter(version=version, forecast__prediction__probability__gt=0.5)
         assert not high.exclude(correct=outcome).exists()
+        # 0.5 makes no call: not correct, whichever way the question resolved.
+        assert not grades.filter(version=version, forecast__prediction__probability=0.5, correct=True).exists()
         assert grades.filter(version=version, resolution_version=1 if version == 1 else 2).count() == total
     with_graph = grades.filter(forecast__graph__isnull=False)
     for version, ker in ((1, 2 / 5), (2, 2 / 5), (3, 1 / 5)):

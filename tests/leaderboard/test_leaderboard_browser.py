@@ -72,9 +72,10 @@ def test_the_table_explains_itself(browser_page: Any, settings: Any) -> None:
     first_baseline = classes.index("baseline")
     assert any(c != "baseline" for c in classes[first_baseline + 1 :])
     assert rows.nth(first_baseline).locator("td").first.inner_text().strip() == "baseline"
-    # The platform's own baseline agent is ranked and marked.
+    # The platform's own baseline agent is marked, shown for reference and not ranked.
     half = page.locator("table.leaderboard tbody tr", has_text="always-half")
     assert "baseline" in half.inner_text()
+    assert half.locator("td").first.inner_text().strip() == "baseline"
     # The provisional rule compares the n the row shows.
     for i in range(rows.count()):
         cells = rows.nth(i).locator("td")

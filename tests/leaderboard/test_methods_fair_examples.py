@@ -8,12 +8,13 @@ import math
 import pytest
 
 from leaderboard.methods import DOC_PATH
-from leaderboard.methods_examples import fair_examples
+from leaderboard.methods_examples import fair_examples, outcome_examples
 
 
 def test_examples_agree_with_hand_calculations() -> None:
     ex = fair_examples()
-    assert ex["mc_halved"] == "0.39" and ex["means_brier"] == "0.215" and ex["means_f1"] == "50"
+    assert outcome_examples()["mc_brier"] == "0.39" and outcome_examples()["mc_summed"] == "0.78"
+    assert ex["means_brier"] == "0.215" and ex["means_f1"] == "50"
     rows = {r["agent"]: r for r in ex["difficulty_rows"]}
     # B answered only the hard questions: its plain mean equals C's, its adjusted Brier A's.
     assert rows["B"]["brier"] == rows["C"]["brier"] == "0.25"
@@ -35,7 +36,7 @@ def test_the_methods_file_gives_each_fair_score_its_formula_source_and_example()
         ("### Peer score", "Metaculus, Scores FAQ"),
         ("### Time-averaged Brier", "Metaculus, Scores FAQ"),
         ("### Pairwise confidence", "bootstrap"),
-        ("### One scale per metric", "½ Σₖ"),
+        ("### Every score's range", "½ Σₖ"),
         ("### Views and tracks", "combined score"),
     ):
         section = text.split(heading, 1)[1].split("\n### ", 1)[0]

@@ -61,7 +61,7 @@ def test_datasets_are_public_data_only(http: httpx.Client, agent: Agent) -> None
     forecasts = _csv(http, "forecasts")
     assert {f["question_id"] for f in forecasts} == {str(live.pk)}
     grades = _csv(http, "grades")
-    assert {g["question_id"] for g in grades} == {str(live.pk)} and grades[0]["first_level_f1"] == "100.0"
+    assert {g["question_id"] for g in grades} == {str(live.pk)} and grades[0]["first_level_f1"] == "1.0"
     for name in DATASETS:
         assert "SECRET-RATIONALE" not in http.get(f"/data/{name}.json").text
 

@@ -14,6 +14,7 @@ from ingestion.services.questions import question_annul, question_unresolve
 from leaderboard.models import Agent, Forecast, Grade
 from leaderboard.services.grade_runs import grade_question
 from tests.factories import T0, MembershipFactory
+from tests.leaderboard.api_support import VALID_PREDICTIONS
 from tests.leaderboard.grading_support import (
     RESOLVED_AT,
     RefEvent,
@@ -27,8 +28,22 @@ from tests.leaderboard.grading_support import (
 pytestmark = [pytest.mark.django_db]
 
 CASES: list[tuple[str, dict[str, Any], Any, list[str], str]] = [
-    ("binary", {"probability": 0.7}, False, ["Brier", "0.490", "Log"], "No"),
-    ("multiple_choice", {"probabilities": {"Yes": 0.5, "No": 0.3, "Maybe": 0.2}}, "No", ["Brier", "Correct"], "No"),
+    ("binary", {"probability": 0.7}, False, ["Call", "wrong", "Brier", "0.490", "Log"], "No"),
+    ("binary", {"probability": 0.5}, True, ["Call", "none at 50%", "Brier", "0.250"], "Yes"),
+    (
+        "multiple_choice",
+        {"probabilities": {"Yes": 0.5, "No": 0.3, "Maybe": 0.2}},
+        "No",
+        ["Brier (multiple choice)", "0.390", "Call", "wrong"],
+        "No",
+    ),
+    (
+        "multiple_choice",
+        {"probabilities": {"Yes": 0.4, "No": 0.4, "Maybe": 0.2}},
+        "No",
+        ["Call", "none: Yes and No tie", "0.280"],
+        "No",
+    ),
     ("quantity", {"interval": [10, 20]}, 15.0, ["Interval holds", "yes", "Width", "10"], "15 USD"),
     ("quantity", {"quantiles": {"0.1": 5, "0.5": 14, "0.9": 30}}, 15.0, ["Pinball", "10-90% holds"], "15 USD"),
     (
@@ -143,6 +158,24 @@ def test_forecast_page_lists_every_grade_version_with_what_changed(client: Clien
     assert "resolution v1 → v2" in page
     assert page.index("v3") < page.index("v2</td>") < page.index("v1</td>")  # newest first
     assert "Rationale" not in page  # what was submitted is for the team and staff
+
+
+def test_grade_history_shows_grader_1_versions_on_their_own_scale(client: Client, agent: Agent) -> None:
+    # Grade versions written before grader 2.0 summed the multiple-choice Brier and kept relation F1 x100:
+    # the history labels the one and reads the other as the share it is, never 10000%.
+    choice = make_question("multiple_choice")
+    relation = make_question("relation")
+    pages = []
+    for question, brier, f1 in ((choice, 0.78, None), (relation, None, 100.0)):
+        forecast = add_forecast(agent, question, VALID_PREDICTIONS[question.type])
+        Grade.objects.create(
+            forecast=forecast, version=1, grader_version="1.0", resolution_version=1, brier=brier,
+            correct=False if brier else None, first_level_f1=f1, second_level_f1=f1, created_at=RESOLVED_AT,
+        )  # fmt: skip
+        resolve(question, "No" if question is choice else {"relations": {"04": ["042"]}})
+        pages.append(client.get(f"/forecasts/{forecast.pk}/").content.decode())
+    assert "Brier summed (grader 1.0)" in pages[0] and "0.780" in pages[0]
+    assert "100.0%" in pages[1] and "10000" not in pages[1]
 
 
 def test_forecast_on_open_question_is_private_to_its_team(client: Client, owner: Any, agent: Agent) -> None:

@@ -110,8 +110,8 @@ def test_view_filters_by_track_type_domain_origin_horizon_and_window() -> None:
         ),
     ]
     assert run(records, View(track="live")).rows[0].n == 2
-    # a multiple-choice Brier (summed over the options, 0.5 here) is halved onto [0, 1]
-    assert run(records, View(question_type="multiple_choice")).rows[0].metrics["brier"].mean == 0.25
+    # the grade's Brier as graded (a multiple-choice Brier is already halved onto [0, 1])
+    assert run(records, View(question_type="multiple_choice")).rows[0].metrics["brier"].mean == 0.5
     assert run(records, View(domain="economy")).rows[0].n == 1
     assert run(records, View(origin="news")).rows[0].n == 2
     assert run(records, View(horizon="quarter")).rows[0].n == 1
@@ -135,14 +135,14 @@ def test_contamination_filter_and_agents_without_cutoff() -> None:
 
 def test_each_metric_has_its_own_n_and_rank_metric_falls_back() -> None:
     records = [
-        rec(1, 1, None, qtype="relation", second_level_f1=40.0),
-        rec(1, 2, None, qtype="relation", second_level_f1=60.0, key_event_recall=0.4),
-        rec(2, 1, None, qtype="relation", second_level_f1=70.0),
+        rec(1, 1, None, qtype="relation", second_level_f1=0.4),
+        rec(1, 2, None, qtype="relation", second_level_f1=0.6, key_event_recall=0.4),
+        rec(2, 1, None, qtype="relation", second_level_f1=0.7),
     ]
     result = run(records)
     assert result.rank_metric == "second_level_f1"
     by_agent = {r.agent_id: r for r in result.rows}
-    assert by_agent[1].metrics["second_level_f1"].mean == pytest.approx(0.5)  # MIRAI's 0-100 on 0-1
+    assert by_agent[1].metrics["second_level_f1"].mean == pytest.approx(0.5)
     assert by_agent[1].metrics["key_event_recall"].n == 1
     assert by_agent[2].rank == 1 and by_agent[1].rank == 2  # higher F1 is better
     assert by_agent[1].metrics["brier"].n == 0 and by_agent[1].brier_lo is None
@@ -157,8 +157,11 @@ def test_market_recovered_from_grade() -> None:
     p_market = 0.8
     log_forecast = math.log(0.6)
     edge = log_forecast - math.log(p_market)  # outcome yes
-    brier, log, correct = market_from_grade(log_forecast, edge, 1.0)
+    brier, log, correct = market_from_grade(log_forecast, edge)
     assert brier == pytest.approx(0.04) and log == pytest.approx(math.log(0.8)) and correct == 1.0
+    # A market at exactly 0.5 makes no call, like any forecast at the boundary.
+    edge_at_half = log_forecast - math.log(0.5)
+    assert market_from_grade(log_forecast, edge_at_half)[2] == 0.0
 
 
 def test_baselines_over_the_views_questions() -> None:
@@ -175,6 +178,10 @@ def test_baselines_over_the_views_questions() -> None:
     baselines = {r.baseline: r for r in result.rows if r.baseline}
     assert baselines["always_half"].metrics["brier"].mean == pytest.approx(0.25)
     assert baselines["always_half"].rank is None
+    # 0.5 makes no call: never right, whatever the outcome. The base rate is wrong on question 2
+    # (0.75 on a NO question) and makes no call on the others.
+    assert baselines["always_half"].metrics["accuracy"].mean == 0.0
+    assert baselines["base_rate"].metrics["accuracy"].mean == 0.0
     assert baselines["base_rate"].metrics["brier"].mean == pytest.approx((0.25 + 0.5625 + 0.25) / 3)
     assert baselines["market"].metrics["brier"].n == 2  # only where a market price existed
     assert baselines["market"].brier_lo is not None

@@ -26,4 +26,7 @@ def test_the_baseline_table_in_one_command(tmp_path: Path) -> None:
     assert "| agent | forecasts | Brier (binary, choice) | accuracy | SrcP | SrcR | leaks | KER (n) |" in out
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
     assert rows["reference-offline"].split("|")[2].strip() == "4"
-    assert rows["always-half"].split("|")[3].strip() == "0.389"  # 0.25, 0.25 and 2/3 on three options
+    # 0.25, 0.25 and, on three options, half the summed 2/3; a forecast at 0.5 or a uniform vector
+    # makes no call, so always-half is right on none of them.
+    assert rows["always-half"].split("|")[3].strip() == "0.278"
+    assert rows["always-half"].split("|")[4].strip() == "0.00"

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from grading.scoring.outcome import (
     LOG_CLIP,
+    binary_call,
     brier_index,
+    called_right,
     clip_probability,
     log_score,
     market_edge_binary,
@@ -45,11 +48,26 @@ def test_score_binary_examples(p: float, y: bool | int, correct: bool, brier: fl
     assert score.log_score == pytest.approx(log)
 
 
-def test_half_counts_as_yes() -> None:
-    assert score_binary(0.5, True).predicted is True
-    assert score_binary(0.5, True).correct is True
+def test_half_makes_no_call_and_is_never_correct() -> None:
+    # At the decision boundary the forecast leans to neither answer: it is not counted correct
+    # whatever happens (its Brier 0.25 and log score ln 0.5 still say how good it was).
+    assert score_binary(0.5, True).predicted is None
+    assert score_binary(0.5, True).correct is False
     assert score_binary(0.5, False).correct is False
-    assert score_binary(0.4999999, False).correct is True
+    assert score_binary(0.5, True).brier == 0.25
+    # Within a millionth of 0.5 is still no call; beyond it, a call.
+    assert score_binary(0.5000001, True).correct is False
+    assert score_binary(0.499, False).correct is True
+    assert score_binary(0.501, True).correct is True
+    assert score_binary(0.501, True).predicted is True
+
+
+def test_called_right_is_the_same_rule_on_arrays() -> None:
+    p = np.array([0.2, 0.5, 0.8, 0.5, 0.7])
+    y = np.array([0.0, 1.0, 1.0, 0.0, 0.0])
+    assert called_right(p, y).tolist() == [True, False, True, False, False]
+    assert [score_binary(float(a), int(b)).correct for a, b in zip(p, y, strict=True)] == called_right(p, y).tolist()
+    assert binary_call(0.5) is None and binary_call(0.51) is True and binary_call(0.49) is False
 
 
 def test_probability_one_and_zero_are_clipped_in_the_log_score() -> None:

@@ -1,4 +1,4 @@
-"""Multiple-choice scoring: validation, argmax and tie rule, summed Brier, reduced rule, market edge."""
+"""Multiple-choice scoring: validation, argmax and tie rule (no call), the halved Brier, reduced rule, market edge."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from grading.scoring.outcome import (
     market_edge_multiple_choice,
+    score_binary,
     score_multiple_choice,
     select_option,
     validate_probability_vector,
@@ -22,7 +23,8 @@ def test_scores_full_vector() -> None:
     score = score_multiple_choice({"A": 0.5, "B": 0.3, "C": 0.2}, OPTIONS, "B")
     assert score.predicted_option == "A"
     assert score.correct is False
-    assert score.brier == pytest.approx(0.5**2 + 0.7**2 + 0.2**2)
+    # Half the squared error summed over the options: on [0, 1] like the binary Brier.
+    assert score.brier == pytest.approx((0.5**2 + 0.7**2 + 0.2**2) / 2)
     assert score.log_score == pytest.approx(math.log(0.3))
     # Reduced rule (WorldReasoner F.1): selected option wrong -> c^2 and ln(1 - c), c = 0.5.
     assert score.reduced_brier == pytest.approx(0.25)
@@ -34,23 +36,39 @@ def test_reduced_rule_when_correct() -> None:
     assert score.correct is True
     assert score.reduced_brier == pytest.approx(0.09)
     assert score.reduced_log_score == pytest.approx(math.log(0.7))
-    assert score.brier == pytest.approx(0.09 + 0.04 + 0.01)
+    assert score.brier == pytest.approx((0.09 + 0.04 + 0.01) / 2)
 
 
-def test_tie_goes_to_first_option_in_question_order() -> None:
+def test_a_tie_for_the_top_option_makes_no_call() -> None:
     probs = {"A": 0.2, "B": 0.4, "C": 0.4}
-    assert select_option(probs, OPTIONS) == "B"
-    assert select_option(probs, ["C", "B", "A"]) == "C"
-    assert score_multiple_choice(probs, OPTIONS, "B").correct is True
-    assert score_multiple_choice(probs, OPTIONS, "C").correct is False
+    assert select_option(probs, OPTIONS) is None
+    assert select_option(probs, ["C", "B", "A"]) is None
+    for resolved in OPTIONS:
+        score = score_multiple_choice(probs, OPTIONS, resolved)
+        assert score.correct is False
+        assert score.predicted_option is None
+        assert score.tied_options == ("B", "C")
+    # The option order never decides: a uniform forecast is right on no outcome.
     uniform = {"A": 1 / 3, "B": 1 / 3, "C": 1 / 3}
-    assert score_multiple_choice(uniform, OPTIONS, "A").predicted_option == "A"
+    assert not any(score_multiple_choice(uniform, OPTIONS, o).correct for o in OPTIONS)
+    # A uniform vector rounded to six decimals, the first option taking the remainder, is still a tie.
+    rounded = {"A": 0.333334, "B": 0.333333, "C": 0.333333}
+    assert score_multiple_choice(rounded, OPTIONS, "A").correct is False
+    assert score_multiple_choice(rounded, OPTIONS, "A").tied_options == ("A", "B", "C")
+    assert score_multiple_choice({"A": 0.2, "B": 0.41, "C": 0.39}, OPTIONS, "B").correct is True
+
+
+def test_two_options_give_the_binary_brier() -> None:
+    for p in (0.0, 0.3, 0.5, 0.9):
+        for yes in (True, False):
+            mc = score_multiple_choice({"Yes": p, "No": 1 - p}, ["Yes", "No"], "Yes" if yes else "No")
+            assert mc.brier == pytest.approx(score_binary(p, yes).brier)
 
 
 def test_probability_zero_on_resolved_option_is_clipped() -> None:
     score = score_multiple_choice({"A": 1.0, "B": 0.0, "C": 0.0}, OPTIONS, "C")
     assert score.log_score == pytest.approx(math.log(1e-6))
-    assert score.brier == pytest.approx(2.0)
+    assert score.brier == pytest.approx(1.0)
     assert score.reduced_log_score == pytest.approx(math.log(1e-6))
     assert score.reduced_brier == pytest.approx(1.0)
 
@@ -126,7 +144,7 @@ def vectors(draw: st.DrawFn) -> tuple[dict[str, float], list[str], str]:
 def test_multiple_choice_bounds(case: tuple[dict[str, float], list[str], str]) -> None:
     probs, options, resolved = case
     score = score_multiple_choice(probs, options, resolved)
-    assert 0.0 <= score.brier <= 2.0 + 1e-12
+    assert 0.0 <= score.brier <= 1.0 + 1e-12
     assert score.log_score <= 0.0
     assert 0.0 <= score.reduced_brier <= 1.0
     assert score.reduced_log_score <= 0.0

@@ -7,6 +7,7 @@ from tests.purity import ROOT, assert_imports_without_django, assert_sources_do_
 
 MODULES = [
     "aggregate",
+    "definitions",
     "evidence",
     "guarded",
     "matchers",
@@ -22,7 +23,7 @@ MODULES = [
 
 
 def test_grader_version() -> None:
-    assert grading.scoring.GRADER_VERSION == "1.0"
+    assert grading.scoring.GRADER_VERSION == "2.0"
     assert isinstance(grading.scoring.GRADER_VERSION, str)
 
 

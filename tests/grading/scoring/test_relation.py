@@ -62,7 +62,7 @@ def test_valid_key_with_empty_list_counts() -> None:
     assert answer.first_level == {"04", "17", "19"}
     assert answer.second_level == frozenset()
     gold = RelationAnswer(frozenset({"04"}), frozenset({"042"}))
-    assert score_relation({"04": []}, gold, CAMEO_TABLE).first_level.f1 == pytest.approx(100.0)
+    assert score_relation({"04": []}, gold, CAMEO_TABLE).first_level.f1 == pytest.approx(1.0)
 
 
 def test_duplicates_collapse() -> None:
@@ -107,8 +107,8 @@ def test_prf_empty_conventions() -> None:
     s = prf(frozenset({"01"}), empty)
     assert (s.precision, s.recall, s.f1) == (0.0, 0.0, 0.0)
     s = prf(frozenset({"01", "02"}), frozenset({"01"}))
-    assert (s.precision, s.recall) == (50.0, 100.0)
-    assert s.f1 == pytest.approx(200 / 3)
+    assert (s.precision, s.recall) == (0.5, 1.0)
+    assert s.f1 == pytest.approx(2 / 3)
 
 
 def test_empty_prediction_scores_zero() -> None:
@@ -158,8 +158,8 @@ def test_macro_average() -> None:
     empty = score_relation({}, gold, CAMEO_TABLE)
     avg = macro_average_relation([perfect, empty])
     assert avg is not None
-    assert avg.first_level.f1 == pytest.approx(50.0)
-    assert avg.second_level.recall == pytest.approx(50.0)
+    assert avg.first_level.f1 == pytest.approx(0.5)
+    assert avg.second_level.recall == pytest.approx(0.5)
     assert avg.binary_kl == pytest.approx((perfect.binary_kl + empty.binary_kl) / 2)
 
 
@@ -184,7 +184,7 @@ def _oracle(raw: dict[str, list[str]], gold: dict[str, list[str]]) -> tuple[floa
         p = tp / (tp + fp) if tp + fp > 0 else 0
         r = tp / (tp + fn) if tp + fn > 0 else 0
         f = 2 * p * r / (p + r) if p + r > 0 else 0
-        return p * 100, r * 100, f * 100
+        return p, r, f
 
     def kl(pred_cls: list[str], gold_cls: list[str], classes: Sequence[str]) -> float:
         pd = {c: (pred_cls.count(c) / len(pred_cls) if pred_cls else 0) + 1e-10 for c in classes}
@@ -241,7 +241,7 @@ def test_bounds(raw: dict[str, list[str]], gold: dict[str, list[str]]) -> None:
     s = score_relation(raw, sanitize_relation(gold, CAMEO_TABLE, strict=True), CAMEO_TABLE)
     for block in (s.first_level, s.second_level, s.binary, s.quad):
         for value in (block.precision, block.recall, block.f1):
-            assert 0.0 <= value <= 100.0 + 1e-9
+            assert 0.0 <= value <= 1.0 + 1e-12
     assert s.binary_kl >= -1e-8
     assert s.quad_kl >= -1e-8
 
@@ -251,9 +251,9 @@ def test_perfect_forecast_scores_best(raw: dict[str, list[str]], gold: dict[str,
     answer = sanitize_relation(gold, CAMEO_TABLE, strict=True)
     perfect = score_relation_answers(answer, answer)
     other = score_relation(raw, answer, CAMEO_TABLE)
-    assert perfect.first_level.f1 == pytest.approx(100.0)
+    assert perfect.first_level.f1 == pytest.approx(1.0)
     if answer.second_level:
-        assert perfect.second_level.f1 == pytest.approx(100.0)
+        assert perfect.second_level.f1 == pytest.approx(1.0)
     assert perfect.binary_kl == 0.0 and perfect.quad_kl == 0.0
     assert perfect.first_level.f1 >= other.first_level.f1 - 1e-9
     assert perfect.second_level.f1 >= other.second_level.f1 - 1e-9
