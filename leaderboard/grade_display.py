@@ -39,13 +39,13 @@ def _pct(value: float | None, scale: float) -> str:
     return "—" if value is None else f"{value * scale:.1f}%"
 
 
-def _prf(prefix: str, p: float | None, r: float | None, f1: float | None, *, scale: float) -> list[Score]:
+def _prf(prefix: str, what: str, p: float | None, r: float | None, f1: float | None, *, scale: float) -> list[Score]:
     """Precision, recall and F1 as percentages: relation scores are stored x100 (MIRAI's convention),
-    open-ended ones as fractions; both read on one scale here."""
+    open-ended ones as fractions; both read on one scale here. ``what`` names what is counted."""
     return [
-        Score(f"{prefix}P", _pct(p, scale), "precision"),
-        Score(f"{prefix}R", _pct(r, scale), "recall"),
-        Score(f"{prefix}F1", _pct(f1, scale), "F1 score"),
+        Score(f"{prefix}P", _pct(p, scale), f"precision, the share of the predicted {what} that were right"),
+        Score(f"{prefix}R", _pct(r, scale), f"recall, the share of the real {what} that were predicted"),
+        Score(f"{prefix}F1", _pct(f1, scale), "F1, the harmonic mean of that precision and recall"),
     ]
 
 
@@ -98,7 +98,7 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         else:
             scores = [Score("Point within 10%", _yes_no(grade.correct))]
         if q.get("absolute_error") is not None:
-            scores.append(Score("Abs. error", _g(q["absolute_error"])))
+            scores.append(Score("Absolute error", _g(q["absolute_error"])))
         return scores
     if question_type == "timeframe":
         scores = [Score("Exact period", _yes_no(grade.correct))]
@@ -112,14 +112,38 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         first = rel.get("first_level") or {}
         second = rel.get("second_level") or {}
         return [
-            *_prf("1st ", first.get("precision"), first.get("recall"), grade.first_level_f1, scale=1.0),
-            *_prf("2nd ", second.get("precision"), second.get("recall"), grade.second_level_f1, scale=1.0),
-            Score("KL bin", _f(grade.kl_binary), "KL divergence over the verbal/material classes; 0 best"),
-            Score("KL quad", _f(grade.kl_quad), "KL divergence over the four quad classes; 0 best"),
+            *_prf(
+                "1st ",
+                "first-level CAMEO codes",
+                first.get("precision"),
+                first.get("recall"),
+                grade.first_level_f1,
+                scale=1.0,
+            ),
+            *_prf(
+                "2nd ",
+                "second-level CAMEO codes",
+                second.get("precision"),
+                second.get("recall"),
+                grade.second_level_f1,
+                scale=1.0,
+            ),
+            Score(
+                "KL bin",
+                _f(grade.kl_binary),
+                "Kullback-Leibler divergence of the predicted from the real mix of "
+                "verbal and material relations (two classes); 0 best",
+            ),
+            Score(
+                "KL quad",
+                _f(grade.kl_quad),
+                "Kullback-Leibler divergence of the predicted from the real mix of "
+                "the four quad classes (verbal and material cooperation and conflict); 0 best",
+            ),
         ]
     if question_type == "open_ended":
         return [
-            *_prf("", grade.open_precision, grade.open_recall, grade.open_f1, scale=100.0),
+            *_prf("", "events", grade.open_precision, grade.open_recall, grade.open_f1, scale=100.0),
             Score("Judge", judge_name(grade)),
         ]
     return []
