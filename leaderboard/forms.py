@@ -16,11 +16,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
+from common.forms import NamedErrorsMixin, error_sentence
 from ingestion.models import Question
 from leaderboard.services.predictions import question_options
 
 
-class SignupForm(UserCreationForm):
+class SignupForm(NamedErrorsMixin, UserCreationForm):
     email = forms.EmailField(required=False, help_text="Optional; only used to reach you about your agents.")
 
     class Meta(UserCreationForm.Meta):
@@ -28,15 +29,15 @@ class SignupForm(UserCreationForm):
         fields = ("username", "email")
 
 
-class TeamForm(forms.Form):
+class TeamForm(NamedErrorsMixin, forms.Form):
     name = forms.CharField(max_length=200, help_text="Shown on the leaderboard next to your agents.")
 
 
-class MemberAddForm(forms.Form):
+class MemberAddForm(NamedErrorsMixin, forms.Form):
     username = forms.CharField(max_length=150, help_text="The person must already have an account.")
 
 
-class AgentForm(forms.Form):
+class AgentForm(NamedErrorsMixin, forms.Form):
     name = forms.CharField(max_length=200, help_text="The URL slug is derived from it once and never changes.")
     model_name = forms.CharField(max_length=200, required=False, label="Model name", help_text="e.g. gpt-4o-2024-08-06")
     provider = forms.CharField(max_length=200, required=False, help_text="e.g. OpenAI, Anthropic, self-hosted")
@@ -56,7 +57,7 @@ class AgentForm(forms.Form):
     )
 
 
-class TokenForm(forms.Form):
+class TokenForm(NamedErrorsMixin, forms.Form):
     name = forms.CharField(max_length=100, required=False, help_text="A label to tell your tokens apart.")
 
 
@@ -494,20 +495,3 @@ def _prediction_words(rest: list[str]) -> str:
         "answer": "The answer",
     }
     return known.get(kind, f"The key “{kind}” of the forecast")
-
-
-def error_sentence(name: str, message: str) -> str:
-    """``message`` as a sentence naming ``name``: a predicate ("must be a number") follows the
-    name; a message that names its subject itself ("question 5 is closed") or is a sentence
-    already ("This field is required.") is kept, capitalised, with the name in front if it lacks one."""
-    text = " ".join(message.split())
-    if text.startswith("This field "):
-        text = f"{name} {text[len('This field ') :]}"
-    elif text.split(" ", 1)[0].lower() in ("question", "replay", "forecast", "agent", "this", "the", "your"):
-        pass
-    elif text[:1].islower():
-        text = f"{name} {text}"
-    else:
-        text = f"{name}: {text}"
-    text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else f"{text}."
