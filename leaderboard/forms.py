@@ -449,6 +449,10 @@ _ENDS = {"0": "low end", "1": "high end"}
 def describe_path(path: str) -> str:
     """A service field path in words: ``graph.edges[2].target`` -> "Graph edge 3's target",
     ``sources[0]`` -> "Source 1 (line 1)", ``prediction.probabilities.Yes`` -> "P(Yes)"."""
+    # Option names and quantile levels may hold dots ("0.5"): they are the rest of the path.
+    for prefix, words in (("prediction.probabilities.", "P({})"), ("prediction.quantiles.", "Quantile {}")):
+        if path.startswith(prefix):
+            return words.format(path[len(prefix) :])
     steps = [name or f"[{index}]" for name, index in _STEP.findall(path)]
     if not steps or steps == ["__all__"] or steps == ["non_field_errors"]:
         return "This forecast"

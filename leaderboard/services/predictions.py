@@ -130,7 +130,7 @@ def _quantity(question: Question, data: dict[str, Any], errors: FieldErrors) -> 
     kinds = [k for k in ("value", "interval", "quantiles") if k in data]
     only_keys(data, ["value", "interval", "quantiles"], "prediction", errors, shape)
     if len(kinds) != 1:
-        errors.add("prediction", f"must give exactly one of value, interval or quantiles: {shape}")
+        errors.add("prediction", "must give exactly one of value, interval or quantiles")
         return {}
     kind = kinds[0]
     field = f"prediction.{kind}"
@@ -238,15 +238,18 @@ def _open_ended(data: dict[str, Any], errors: FieldErrors) -> dict[str, Any]:
     shape = _SHAPES[Question.Type.OPEN_ENDED]
     only_keys(data, ["events", "answer"], "prediction", errors, shape)
     if ("events" in data) == ("answer" in data):
-        errors.add("prediction", f"must give exactly one of events or answer: {shape}")
+        errors.add("prediction", "must give exactly one of events (a list) or answer (a text), not both or neither")
         return {}
     if "answer" in data:
         return {
             "answer": text(data["answer"], "prediction.answer", errors, max_chars=MAX_RATIONALE_CHARS, required=True)
         }
     events = data["events"]
-    if not isinstance(events, list) or not events:
-        errors.add("prediction.events", f"must be a non-empty list of event descriptions, got {describe(events)}")
+    if not isinstance(events, list):
+        errors.add("prediction.events", f"must be a list of event descriptions, got {describe(events)}")
+        return {}
+    if not events:
+        errors.add("prediction.events", "must name at least one event")
         return {}
     if len(events) > MAX_EVENTS:
         errors.add("prediction.events", f"has {len(events)} events; at most {MAX_EVENTS} are allowed")

@@ -153,7 +153,7 @@ def test_open_ended_events_or_answer(owner_client: Client, agent: Agent) -> None
     question = QuestionFactory(type=Question.Type.OPEN_ENDED)
     both = post(owner_client, agent, question, events="A happens", answer="Yes because")
     assert form_errors(both) == [
-        'The forecast must give exactly one of events or answer: {"events": ["...", ...]} or {"answer": "..."}.'
+        "The forecast must give exactly one of events (a list) or answer (a text), not both or neither."
     ]
     post(owner_client, agent, question, events="Talks resume\n\nA ceasefire is signed\n")
     assert Forecast.objects.get().prediction == {"events": ["Talks resume", "A ceasefire is signed"]}
