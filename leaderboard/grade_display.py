@@ -87,25 +87,37 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         q = details.get("quantity") or {}
         kind = q.get("kind", "")
         if kind == "interval":
-            scores = [Score("Interval holds", _yes_no(grade.correct), "the value lies in the interval")]
+            scores = [Score("Interval holds", _yes_no(grade.correct), "whether the value lies in the interval")]
             if q.get("interval_width") is not None:
-                scores.append(Score("Width", _g(q["interval_width"])))
+                scores.append(Score("Width", _g(q["interval_width"]), "the interval's upper end minus its lower end"))
         elif kind in ("quantile", "quantiles") or grade.pinball is not None:
             scores = [
                 Score("Pinball", _f(grade.pinball), "mean quantile loss; 0 best"),
-                Score("10-90% holds", _yes_no(grade.correct)),
+                Score(
+                    "10-90% holds", _yes_no(grade.correct), "whether the value lies between the 10% and 90% quantiles"
+                ),
             ]
         else:
-            scores = [Score("Point within 10%", _yes_no(grade.correct))]
+            scores = [
+                Score("Point within 10%", _yes_no(grade.correct), "whether the value is within 10% of the outcome")
+            ]
         if q.get("absolute_error") is not None:
-            scores.append(Score("Absolute error", _g(q["absolute_error"])))
+            scores.append(
+                Score("Absolute error", _g(q["absolute_error"]), "the distance from the outcome, in its unit")
+            )
         return scores
     if question_type == "timeframe":
-        scores = [Score("Exact period", _yes_no(grade.correct))]
+        scores = [Score("Exact period", _yes_no(grade.correct), "whether the forecast named the period it happened in")]
         offset = details.get("period_offset")
         if offset:
             n = abs(offset)
-            scores.append(Score("Off by", f"{n} period{'s' if n != 1 else ''} {'early' if offset < 0 else 'late'}"))
+            scores.append(
+                Score(
+                    "Off by",
+                    f"{n} period{'s' if n != 1 else ''} {'early' if offset < 0 else 'late'}",
+                    "how many periods before or after the real one the forecast's period lies",
+                )
+            )
         return scores
     if question_type == "relation":
         rel = details.get("relation") or {}
@@ -144,7 +156,11 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
     if question_type == "open_ended":
         return [
             *_prf("", "events", grade.open_precision, grade.open_recall, grade.open_f1, scale=100.0),
-            Score("Judge", judge_name(grade)),
+            Score(
+                "Judge",
+                judge_name(grade),
+                "what matched the predicted events to what happened: an LLM or the lexical judge",
+            ),
         ]
     return []
 
