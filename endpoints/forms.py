@@ -7,8 +7,10 @@ from typing import Any
 from django import forms
 from django.conf import settings
 
+from common.forms import NamedErrorsMixin
 
-class EndpointForm(forms.Form):
+
+class EndpointForm(NamedErrorsMixin, forms.Form):
     url = forms.CharField(
         max_length=2000,
         label="Endpoint URL",
@@ -31,7 +33,7 @@ class EndpointForm(forms.Form):
         field.widget.attrs.update(min=1, max=settings.HINDSIGHT_DELIVERY_MAX_CONCURRENCY)
 
 
-class DeliveryRequestForm(forms.Form):
+class DeliveryRequestForm(NamedErrorsMixin, forms.Form):
     question = forms.IntegerField(
         min_value=1, label="Question id", help_text="A replay question (or a live one taking forecasts)."
     )

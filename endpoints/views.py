@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
+from common.forms import error_sentence, field_name
 from endpoints.forms import DeliveryRequestForm, EndpointForm
 from endpoints.models import AgentEndpoint
 from endpoints.selectors import endpoint_for_agent
@@ -56,14 +57,18 @@ def _back(agent: Agent) -> HttpResponse:
 
 
 def _errors(request: HttpRequest, error: ValidationError | forms.Form) -> None:
-    """Show a service's or a form's errors as messages on the agent page, naming the field."""
-    if isinstance(error, ValidationError):
-        items = error.message_dict
-    else:
-        items = {name: [e["message"] for e in errs] for name, errs in error.errors.get_json_data().items()}
-    for field, msgs in items.items():
+    """Show a service's or a form's errors as messages on the agent page, each a sentence naming
+    its field (a form's are already: ``NamedErrorsMixin``)."""
+    if not isinstance(error, ValidationError):
+        for errs in error.errors.values():
+            for msg in errs:
+                messages.error(request, str(msg))
+        return
+    form = EndpointForm()
+    for field, msgs in error.message_dict.items():
+        name = field_name(form, field) if field in form.fields else "The endpoint"
         for msg in msgs:
-            messages.error(request, msg if field in ("__all__", "url") else f"{field.replace('_', ' ')}: {msg}")
+            messages.error(request, error_sentence(name, msg))
 
 
 def _show_secret(request: HttpRequest, agent: Agent, issued: IssuedSecret, *, rotated: bool) -> HttpResponse:
@@ -156,7 +161,7 @@ def delivery_request_view(request: HttpRequest, slug: str, agent_slug: str) -> H
             requested_by=request.user,  # type: ignore[arg-type]
         )
     except ServiceError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, error_sentence("The question", exc.message))
         return _back(agent)
     if created:
         dispatch_deliveries([delivery.pk])

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, time
 from django.db import transaction
 from django.utils import timezone
 
-from common.progress import report_progress
+from common.progress import report_tally
 from grading.builders.common import BuildContext
 from grading.builders.llm import evidence_as_of
 from grading.models import GraphBuildAttempt, HindsightBuildRequest
@@ -50,6 +50,17 @@ class BatchBuildReport:
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    def __add__(self, other: BatchBuildReport) -> BatchBuildReport:
+        """Two batches' reports as one (a round's batches, summed for one progress line)."""
+        return BatchBuildReport(
+            questions=self.questions + other.questions,
+            already_claimed=self.already_claimed + other.already_claimed,
+            built=self.built + other.built,
+            no_articles=self.no_articles + other.no_articles,
+            no_graph=self.no_graph + other.no_graph,
+            failed=[*self.failed, *other.failed],
+        )
 
     def summary(self) -> str:
         text = (
@@ -92,7 +103,7 @@ def hindsight_build_batch(*, items: Sequence[tuple[int, int]], now: datetime | N
     if changed:
         question_ids = sorted(set(changed))
         transaction.on_commit(lambda: references_changed.send(sender=HindsightBuildRequest, question_ids=question_ids))
-    report_progress(logger, report.summary())
+    report_tally(logger, "hindsight batch builds", report)
     return report
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django import forms
 
+from common.forms import NamedErrorsMixin
 from grading.models import EventReview
 
 
-class EventReviewForm(forms.Form):
+class EventReviewForm(NamedErrorsMixin, forms.Form):
     event = forms.IntegerField(widget=forms.HiddenInput)
     decision = forms.ChoiceField(choices=EventReview.Decision.choices, widget=forms.RadioSelect)
     reason = forms.ChoiceField(

@@ -403,7 +403,8 @@ def event_review(
     """Record one reviewer's decision on an event and apply it; every decision is kept.
 
     The event's status follows the latest decision by any reviewer: approve -> Approved, reject ->
-    Rejected (it leaves the reference evidence set and the key-event set), revise -> Revised with
+    Rejected (it leaves the reference evidence set and the key-event set; the outcome event, being
+    the resolution itself, is never rejected), revise -> Revised with
     the new title and/or date applied (the builder's originals are kept). A decision that changes
     which events count or what they say announces ``reference_changed``.
     """
@@ -415,7 +416,12 @@ def event_review(
         errors["decision"] = f"{decision!r} is not one of {', '.join(EventReview.Decision.values)}."
     revised_title = revised_title.strip()
     if decision == EventReview.Decision.REJECT:
-        if reason not in EventReview.RejectReason.values:
+        if event.is_outcome:
+            errors["decision"] = (
+                "The outcome event cannot be rejected: it is the question's resolution itself. "
+                "Approve it, or revise its title or date."
+            )
+        elif reason not in EventReview.RejectReason.values:
             errors["reason"] = f"A rejection needs one of the reasons {', '.join(EventReview.RejectReason.values)}."
     elif reason:
         errors["reason"] = "A reason is only given when rejecting."

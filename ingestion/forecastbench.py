@@ -28,6 +28,12 @@ from django.utils.dateparse import parse_date, parse_datetime
 MARKET_SOURCES = frozenset({"polymarket", "manifold", "infer"})
 DATASET_SOURCES = frozenset({"acled", "dbnomics", "fred", "wikipedia", "yfinance"})
 EXCLUDED_SOURCES = {"metaculus": "Metaculus questions (its terms forbid use for AI evaluation)"}
+# The topic (a question's domain, as the site's Domain filter lists topics) of the datasets whose
+# questions are all about one: ACLED counts armed-conflict events, DBnomics here holds Météo-France
+# temperatures, FRED economic series, yfinance share prices. Wikipedia's questions (vaccines, chess
+# ratings, world records) and the markets' span many topics and get none; the source itself stays
+# in the question's attribution ("dataset").
+DATASET_TOPICS = {"acled": "conflict", "dbnomics": "weather", "fred": "economics", "yfinance": "finance"}
 QUESTION_KEYS = ("id", "source", "question", "resolution_criteria", "background", "url", "freeze_datetime")
 COMBINATION = "combination questions (not imported)"
 ORPHAN = "resolutions without a question"

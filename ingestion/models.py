@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import date
+from typing import Final
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
 from ingestion.outcomes import outcome_text
+
+# Marks the sources the demo's sample world created (sampleworld.publish), whatever their kind:
+# read by the sample world, and by the market poll (a fictional market has no page on a real site).
+SAMPLE_WORLD_OPTION: Final = "sample_world"
 
 
 class Source(models.Model):
@@ -78,6 +85,17 @@ class Article(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def reported_on(self) -> date | None:
+        """The day an archive entry files the event under (the news portal's day,
+        ``extra["portal_date"]``), which can be weeks before its text was first captured
+        (``published_at``, the date the evidence gateway uses); None for other articles."""
+        day = (self.extra or {}).get("portal_date") if isinstance(self.extra, dict) else None
+        try:
+            return date.fromisoformat(day) if isinstance(day, str) else None
+        except ValueError:
+            return None
 
 
 class Market(models.Model):
@@ -252,6 +270,16 @@ class Question(models.Model):
         return self.track == self.Track.LIVE or self.outcome_published_at is not None
 
     @property
+    def offered_for_replay(self) -> bool:
+        """A replay question still taking replay sessions and forecasts: its status is one of
+        ``REPLAY_OFFERED_STATUSES`` and staff have not published its outcome."""
+        return (
+            self.track == self.Track.REPLAY
+            and self.status in REPLAY_OFFERED_STATUSES
+            and self.outcome_published_at is None
+        )
+
+    @property
     def public_status(self) -> str:
         """The status shown outside the admin: an annulled replay question looks like any other
         unpublished replay question (resolved) until staff publish its outcome, since "annulled"
@@ -265,7 +293,18 @@ class Question(models.Model):
         return self.status
 
     def get_public_status_display(self) -> str:
+        """The status the site's pages show: a replay question still on offer reads "Open for
+        replay" (agents forecast it as of a simulated date), whatever happened in the real world."""
+        if self.offered_for_replay:
+            return OPEN_FOR_REPLAY
         return str(self.Status(self.public_status).label)
+
+
+# A replay question opens sessions and takes forecasts while its status is one of these and its
+# outcome is unpublished: resolved, closed while staff have un-resolved it for review, or annulled
+# (an annulled question looks like any other until its outcome is published).
+REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED, Question.Status.ANNULLED)
+OPEN_FOR_REPLAY: Final = "Open for replay"
 
 
 class Resolution(models.Model):

@@ -7,6 +7,7 @@ the views attach back to these forms (`attach_service_errors`).
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Any
 
@@ -15,11 +16,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 
+from common.forms import NamedErrorsMixin, error_sentence
 from ingestion.models import Question
 from leaderboard.services.predictions import question_options
 
 
-class SignupForm(UserCreationForm):
+class SignupForm(NamedErrorsMixin, UserCreationForm):
     email = forms.EmailField(required=False, help_text="Optional; only used to reach you about your agents.")
 
     class Meta(UserCreationForm.Meta):
@@ -27,15 +29,15 @@ class SignupForm(UserCreationForm):
         fields = ("username", "email")
 
 
-class TeamForm(forms.Form):
+class TeamForm(NamedErrorsMixin, forms.Form):
     name = forms.CharField(max_length=200, help_text="Shown on the leaderboard next to your agents.")
 
 
-class MemberAddForm(forms.Form):
+class MemberAddForm(NamedErrorsMixin, forms.Form):
     username = forms.CharField(max_length=150, help_text="The person must already have an account.")
 
 
-class AgentForm(forms.Form):
+class AgentForm(NamedErrorsMixin, forms.Form):
     name = forms.CharField(max_length=200, help_text="The URL slug is derived from it once and never changes.")
     model_name = forms.CharField(max_length=200, required=False, label="Model name", help_text="e.g. gpt-4o-2024-08-06")
     provider = forms.CharField(max_length=200, required=False, help_text="e.g. OpenAI, Anthropic, self-hosted")
@@ -55,7 +57,7 @@ class AgentForm(forms.Form):
     )
 
 
-class TokenForm(forms.Form):
+class TokenForm(NamedErrorsMixin, forms.Form):
     name = forms.CharField(max_length=100, required=False, help_text="A label to tell your tokens apart.")
 
 
@@ -93,7 +95,7 @@ def _json_or_error(text: str, field: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValidationError({field: f"Not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."}) from exc
+        raise ValidationError({field: f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"}) from exc
 
 
 class ForecastForm(forms.Form):
@@ -317,7 +319,9 @@ class ForecastForm(forms.Form):
             if not sep:
                 level, sep, value = line.partition("=")
             if not sep:
-                raise ValidationError({"quantiles": f'Line {n}: write "level: value", e.g. "0.5: 55".'})
+                raise ValidationError(
+                    {"quantiles": f'must have one "level: value" per line, e.g. "0.5: 55"; line {n} has not'}
+                )
             quantiles[level.strip()] = _number_or_raw(value)
         return quantiles
 
@@ -331,7 +335,9 @@ class ForecastForm(forms.Form):
                 continue
             code, sep, children = line.partition(":")
             if not sep:
-                raise ValidationError({"relations": f'Line {n}: write "04: 042, 043" (or "04:" for no children).'})
+                raise ValidationError(
+                    {"relations": f'must have one "04: 042, 043" per line ("04:" for none); line {n} has not'}
+                )
             relations[code.strip()] = [c.strip() for c in children.replace(";", ",").split(",") if c.strip()]
         return relations
 
@@ -411,14 +417,85 @@ class ForecastForm(forms.Form):
         return paths
 
     def attach_service_errors(self, error: ValidationError) -> None:
-        """Show each message of a service ValidationError next to its field, word for word.
-
-        A path below the field's own (e.g. `sources[3]` or `prediction.probabilities`) is kept in
-        front of the message so that the user can tell which line or item is meant.
-        """
+        """Show each message of a service ValidationError next to its field, as a sentence that
+        names what it is about in the form's words (the service's words follow the name)."""
         items = list(error.message_dict.items()) if hasattr(error, "error_dict") else [("", error.messages)]
         for path, messages in items:
             field = self.field_for_path(path) if path and path not in ("__all__", "non_field_errors") else None
-            prefix = "" if path in self._primary_paths(field) else f"{path}: "
             for message in messages:
-                self.add_error(field, prefix + message)
+                self.add_error(field, error_sentence(self.path_name(path), message))
+
+    def path_name(self, path: str) -> str:
+        """What a person calls the part of the forecast at a service field path (or at a form
+        field's own name, for text the form could not read)."""
+        if path in _FORM_FIELD_NAMES:
+            return _FORM_FIELD_NAMES[path]
+        if path in self.fields and path not in ("sources", "rationale", "session"):
+            label = str(self.fields[path].label or path)
+            return f"The {label[0].lower()}{label[1:]}"
+        return describe_path(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Service messages as sentences a person reads
+# ---------------------------------------------------------------------------------------------
+
+_FORM_FIELD_NAMES = {"graph_events": "The graph's events box", "graph_edges": "The graph's edges box"}
+_STEP = re.compile(r"\.?([^.\[]+)|\[(\d+)\]")
+_PARTS = {"events": "event", "edges": "edge"}
+_ENDS = {"0": "low end", "1": "high end"}
+
+
+def describe_path(path: str) -> str:
+    """A service field path in words: ``graph.edges[2].target`` -> "Graph edge 3's target",
+    ``sources[0]`` -> "Source 1 (line 1)", ``prediction.probabilities.Yes`` -> "P(Yes)"."""
+    # Option names and quantile levels may hold dots ("0.5"): they are the rest of the path.
+    for prefix, words in (("prediction.probabilities.", "P({})"), ("prediction.quantiles.", "Quantile {}")):
+        if path.startswith(prefix):
+            return words.format(path[len(prefix) :])
+    steps = [name or f"[{index}]" for name, index in _STEP.findall(path)]
+    if not steps or steps == ["__all__"] or steps == ["non_field_errors"]:
+        return "This forecast"
+    head, rest = steps[0], steps[1:]
+    if head == "prediction":
+        return _prediction_words(rest)
+    if head == "sources":
+        return f"Source {int(rest[0][1:-1]) + 1} (line {int(rest[0][1:-1]) + 1})" if rest else "The sources"
+    if head == "graph":
+        if not rest:
+            return "The forecast graph"
+        part = rest[0]
+        if len(rest) == 1:
+            return f"The graph's {part}"
+        words = f"Graph {_PARTS.get(part, part)} {int(rest[1][1:-1]) + 1}" if rest[1].startswith("[") else part
+        return f"{words}'s {rest[2]}" if len(rest) > 2 else words
+    return {"session": "The replay session", "question": "The question", "rationale": "The rationale"}.get(
+        head, f"The field “{path}”"
+    )
+
+
+def _prediction_words(rest: list[str]) -> str:
+    if not rest:
+        return "The forecast"
+    kind, more = rest[0], rest[1:]
+    if kind == "probabilities":
+        return f"P({more[0]})" if more else "The option probabilities"
+    if kind == "interval":
+        return f"The interval's {_ENDS.get(more[0][1:-1], 'end')}" if more else "The interval"
+    if kind == "quantiles":
+        return f"Quantile {more[0]}" if more else "The quantiles"
+    if kind == "relations":
+        if not more:
+            return "The relations"
+        if len(more) == 1:
+            return f"First-level code {more[0]}"
+        return f"Second-level code {int(more[1][1:-1]) + 1} under {more[0]}"
+    if kind == "events":
+        return f"Predicted event {int(more[0][1:-1]) + 1}" if more else "The predicted events"
+    known = {
+        "probability": "The probability of YES",
+        "value": "The value",
+        "period": "The period",
+        "answer": "The answer",
+    }
+    return known.get(kind, f"The key “{kind}” of the forecast")

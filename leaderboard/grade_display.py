@@ -67,14 +67,22 @@ def _pct(value: float | None, scale: float = 100.0) -> str:
 
 
 def _prf(
-    prefix: str, p: float | None, r: float | None, f1: float | None, f1_score: str, *, scale: float = 100.0
+    prefix: str, what: str, p: float | None, r: float | None, f1: float | None, f1_score: str, *, scale: float = 100.0
 ) -> list[Score]:
-    """Precision, recall and F1 (shares on 0-1, relation and open-ended alike) as percentages."""
+    """Precision, recall and F1 (shares on 0-1, relation and open-ended alike) as percentages; ``what``
+    names what is counted."""
     kind = "open" if f1_score == "open_f1" else "relation"
     return [
-        Score(f"{prefix}P", _pct(p, scale), "precision", f"{kind}_precision"),
-        Score(f"{prefix}R", _pct(r, scale), "recall", f"{kind}_recall"),
-        Score(f"{prefix}F1", _pct(f1, scale), "F1 score", f1_score),
+        Score(
+            f"{prefix}P",
+            _pct(p, scale),
+            f"precision, the share of the predicted {what} that were right",
+            f"{kind}_precision",
+        ),
+        Score(
+            f"{prefix}R", _pct(r, scale), f"recall, the share of the real {what} that were predicted", f"{kind}_recall"
+        ),
+        Score(f"{prefix}F1", _pct(f1, scale), "F1, the harmonic mean of that precision and recall", f1_score),
     ]
 
 
@@ -131,25 +139,37 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         q = details.get("quantity") or {}
         kind = q.get("kind", "")
         if kind == "interval":
-            scores = [Score("Interval holds", _yes_no(grade.correct), "the value lies in the interval")]
+            scores = [Score("Interval holds", _yes_no(grade.correct), "whether the value lies in the interval")]
             if q.get("interval_width") is not None:
-                scores.append(Score("Width", _g(q["interval_width"])))
+                scores.append(Score("Width", _g(q["interval_width"]), "the interval's upper end minus its lower end"))
         elif kind in ("quantile", "quantiles") or grade.pinball is not None:
             scores = [
                 Score("Pinball", _f(grade.pinball), "mean quantile loss; 0 best", "pinball"),
-                Score("10-90% holds", _yes_no(grade.correct)),
+                Score(
+                    "10-90% holds", _yes_no(grade.correct), "whether the value lies between the 10% and 90% quantiles"
+                ),
             ]
         else:
-            scores = [Score("Point within 10%", _yes_no(grade.correct))]
+            scores = [
+                Score("Point within 10%", _yes_no(grade.correct), "whether the value is within 10% of the outcome")
+            ]
         if q.get("absolute_error") is not None:
-            scores.append(Score("Abs. error", _g(q["absolute_error"])))
+            scores.append(
+                Score("Absolute error", _g(q["absolute_error"]), "the distance from the outcome, in its unit")
+            )
         return scores
     if question_type == "timeframe":
-        scores = [Score("Exact period", _yes_no(grade.correct))]
+        scores = [Score("Exact period", _yes_no(grade.correct), "whether the forecast named the period it happened in")]
         offset = details.get("period_offset")
         if offset:
             n = abs(offset)
-            scores.append(Score("Off by", f"{n} period{'s' if n != 1 else ''} {'early' if offset < 0 else 'late'}"))
+            scores.append(
+                Score(
+                    "Off by",
+                    f"{n} period{'s' if n != 1 else ''} {'early' if offset < 0 else 'late'}",
+                    "how many periods before or after the real one the forecast's period lies",
+                )
+            )
         return scores
     if question_type == "relation":
         rel = details.get("relation") or {}
@@ -158,23 +178,46 @@ def grade_scores(grade: Grade | None, question_type: str) -> list[Score]:
         scale = 1.0 if grade.grader_version in EARLIER_SCALES else 100.0
         return [
             *_prf(
-                "1st ", first.get("precision"), first.get("recall"), grade.first_level_f1, "first_level_f1", scale=scale
+                "1st ",
+                "first-level CAMEO codes",
+                first.get("precision"),
+                first.get("recall"),
+                grade.first_level_f1,
+                "first_level_f1",
+                scale=scale,
             ),
             *_prf(
                 "2nd ",
+                "second-level CAMEO codes",
                 second.get("precision"),
                 second.get("recall"),
                 grade.second_level_f1,
                 "second_level_f1",
                 scale=scale,
             ),
-            Score("KL bin", _f(grade.kl_binary), "KL divergence over the verbal/material classes; 0 best", "kl_binary"),
-            Score("KL quad", _f(grade.kl_quad), "KL divergence over the four quad classes; 0 best", "kl_quad"),
+            Score(
+                "KL bin",
+                _f(grade.kl_binary),
+                "Kullback-Leibler divergence of the predicted from the real mix of "
+                "verbal and material relations (two classes); 0 best",
+                "kl_binary",
+            ),
+            Score(
+                "KL quad",
+                _f(grade.kl_quad),
+                "Kullback-Leibler divergence of the predicted from the real mix of "
+                "the four quad classes (verbal and material cooperation and conflict); 0 best",
+                "kl_quad",
+            ),
         ]
     if question_type == "open_ended":
         return [
-            *_prf("", grade.open_precision, grade.open_recall, grade.open_f1, "open_f1"),
-            Score("Judge", judge_name(grade)),
+            *_prf("", "events", grade.open_precision, grade.open_recall, grade.open_f1, "open_f1"),
+            Score(
+                "Judge",
+                judge_name(grade),
+                "what matched the predicted events to what happened: an LLM or the lexical judge",
+            ),
         ]
     return []
 

@@ -22,11 +22,11 @@ import httpx
 from django.core.management import call_command
 from django.db import transaction
 
-from ingestion.models import Article, Market, Question, Source, StructuredEvent
+from ingestion.models import SAMPLE_WORLD_OPTION, Article, Market, Question, Source, StructuredEvent
 from ingestion.polls import PollReport
 from ingestion.services.events import event_dedupe_key
 from ingestion.services.questions import question_resolve, question_upsert
-from ingestion.services.sources import SAMPLE_WORLD_OPTION, source_create, source_poll
+from ingestion.services.sources import source_create, source_poll
 from sampleworld.clock import FictionalClock
 from sampleworld.generator import generate_world
 from sampleworld.server import SampleWorldServer

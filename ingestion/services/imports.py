@@ -39,7 +39,15 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from ingestion.forecastbench import ImportReport, Round, RoundQuestion, midnight, question_title, read_round
+from ingestion.forecastbench import (
+    DATASET_TOPICS,
+    ImportReport,
+    Round,
+    RoundQuestion,
+    midnight,
+    question_title,
+    read_round,
+)
 from ingestion.models import Market, Question, Resolution
 from ingestion.question_data import question_data_clean
 from ingestion.selectors.questions import CHUNK, question_current_resolutions
@@ -84,7 +92,7 @@ def _common(question: RoundQuestion, *, round_: Round, names: tuple[str, str]) -
     return {
         "type": Question.Type.BINARY,
         "background": background,
-        "domain": question.source,
+        "domain": DATASET_TOPICS.get(question.source, ""),
         "provenance_url": item["url"][:2000],
         "open_at": question.freeze,
         "attribution": {

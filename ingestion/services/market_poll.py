@@ -11,7 +11,7 @@ resolutions (``ingestion.services.market_questions``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -29,7 +29,7 @@ from ingestion.markets import (
     polymarket,
 )
 from ingestion.markets.selection import Selection
-from ingestion.models import Market, Source
+from ingestion.models import SAMPLE_WORLD_OPTION, Market, Source
 from ingestion.polls import PollReport
 from ingestion.selectors.markets import market_latest_price_times, market_tracked_external_ids
 from ingestion.services.market_questions import market_questions_sync
@@ -123,6 +123,10 @@ def market_fetch(*, source: Source, now: datetime, get: JsonGetter | None = None
                 except MarketFormatError as exc:
                     payload.skipped.append(str(exc))
                     del records[key]
+        if SAMPLE_WORLD_OPTION in (source.options or {}):
+            # A fictional world's markets have no page on the real platform: the URL the adapter
+            # builds from a slug would send a reader to a real prediction-market site.
+            records = {key: replace(record, url="") for key, record in records.items()}
         payload.records = list(records.values())
         payload.requests = getattr(http, "requests", 0) if get is None else 0
     return payload

@@ -22,16 +22,11 @@ from django.utils import timezone
 from common.bulk import cyclic_gc_paused
 from ingestion.feeds import FeedParseError
 from ingestion.fetching import FetchError
-from ingestion.models import Source
+from ingestion.models import SAMPLE_WORLD_OPTION, Source
 from ingestion.polls import PollError, PollReport
 from ingestion.services.pollers import POLLERS
 
 logger = logging.getLogger(__name__)
-
-
-# Marks the sources the demo's sample world created (sampleworld.publish), whatever
-# their kind; read by the sample world, not by a poller.
-SAMPLE_WORLD_OPTION = "sample_world"
 
 
 def _url_problem(url: str) -> str:

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import F, Q
+
 from leaderboard.models import Agent, Membership
 
 
@@ -88,3 +90,13 @@ def memberships_of(*, pairs: Iterable[tuple[int, int | None]]) -> set[tuple[int,
         team_id__in={t for t, _ in wanted}, user_id__in={u for _, u in wanted}
     ).values_list("team_id", "user_id")
     return {pair for pair in found if pair in wanted}
+
+
+def working_tokens_q() -> Q:
+    """The rule above as a filter on an Agent queryset's ``tokens``: the tokens that still grant
+    access (not revoked, the agent not retired, and their creator, if any, active and still a
+    member of the agent's team). Count them with ``distinct=True``: the membership join repeats rows."""
+    return Q(retired_at=None, tokens__revoked_at=None) & (
+        Q(tokens__created_by=None)
+        | Q(tokens__created_by__is_active=True, tokens__created_by__memberships__team=F("team"))
+    )

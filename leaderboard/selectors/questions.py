@@ -4,21 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Final
+from typing import Any
 
 import django_filters
 from django.core.exceptions import ValidationError
 from django.db.models import Case, Q, QuerySet, Value, When
 
-from grading.models import HindsightGraph
-from ingestion.models import Question, Resolution
-from ingestion.services.sources import SAMPLE_WORLD_OPTION
+from grading.models import GraphBuildAttempt, HindsightGraph
+from ingestion.models import REPLAY_OFFERED_STATUSES, SAMPLE_WORLD_OPTION, Question, Resolution
 from leaderboard.models import Forecast, Grade
-
-# A replay question opens sessions and takes forecasts while its status is one of these and its
-# outcome is unpublished: resolved, closed while staff have un-resolved it for review, or annulled
-# (an annulled question looks like any other until its outcome is published).
-REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED, Question.Status.ANNULLED)
 
 
 def replay_offered_q(prefix: str = "") -> Q:
@@ -42,6 +36,15 @@ def live_open_q(*, now: datetime, prefix: str = "") -> Q:
             f"{prefix}close_at__gt": now,
         }
     )
+
+
+def listed_status_q(status: str) -> Q:
+    """Questions the site's pages list under ``status`` (``Question.get_public_status_display``):
+    "open" holds the replay questions still on offer, which no other status then holds."""
+    offered = replay_offered_q()
+    if status == Question.Status.OPEN:
+        return Q(status=status) | offered
+    return public_status_q(status) & ~offered
 
 
 def public_status_q(status: str) -> Q:
@@ -142,6 +145,27 @@ def question_resolutions_visible(*, question: Question, user: Any = None) -> lis
 
 def question_has_hindsight_graph(*, question: Question) -> bool:
     return HindsightGraph.objects.filter(question=question, is_current=True).exists()
+
+
+@dataclass(frozen=True)
+class HindsightState:
+    """A question's current hindsight graph as its grades use it: evidence (SrcP, source recall)
+    and reasoning (KER, event F1) are graded only against a graph that ``passes`` the quality
+    thresholds; without one, forecasts get outcome grades only."""
+
+    exists: bool
+    passes: bool
+    # Why the latest build produced no graph (its reason in words), when there is none.
+    no_graph_reason: str = ""
+
+
+def question_hindsight_state(*, question: Question) -> HindsightState:
+    graph = HindsightGraph.objects.filter(question=question, is_current=True).only("graph_built").first()
+    if graph is not None:
+        return HindsightState(exists=True, passes=graph.graph_built)
+    attempt = GraphBuildAttempt.objects.filter(question=question).order_by("-started_at", "-id").first()
+    reason = attempt.get_reason_display() if attempt is not None and attempt.reason else ""
+    return HindsightState(exists=False, passes=False, no_graph_reason=str(reason))
 
 
 def question_forecast_rows(*, question: Question, with_grades: bool) -> list[dict[str, Any]]:

@@ -50,7 +50,7 @@ class BaselineTable:
             f"{self.questions} real replay questions ({types}); the offline hindsight builder's graphs pass the "
             f"quality thresholds on {self.graphs_passed} of them ({100 * self.pass_rate:.0f}%).",
             "",
-            "| agent | forecasts | Brier (binary, choice) | accuracy | SrcP | SrcR | leaks | KER (n) |",
+            "| agent | forecasts | Brier (binary, choice) | accuracy | SrcP | source recall | leaks | KER (n) |",
             "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for row in self.rows:

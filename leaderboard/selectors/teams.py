@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
-from leaderboard.models import Agent, ApiToken, Membership, Team
+from leaderboard.models import Agent, ApiToken, Forecast, Membership, Team
+from leaderboard.selectors.agent_access import working_tokens_q
 
 
 def team_list_for_user(*, user: Any) -> QuerySet[Team]:
@@ -45,11 +47,21 @@ def agent_list_for_user(*, user: Any) -> QuerySet[Agent]:
     return (
         Agent.objects.filter(team__memberships__user=user)
         .select_related("team")
-        .annotate(
-            active_token_count=Count("tokens", filter=Q(tokens__revoked_at=None), distinct=True),
-        )
+        .annotate(active_token_count=Count("tokens", filter=working_tokens_q(), distinct=True))
         .order_by("team__name", "name")
     )
+
+
+def team_agent_list(*, team: Team) -> QuerySet[Agent]:
+    """A team's agents with their working tokens (``working_tokens_q``) and forecasts counted."""
+    # Forecasts counted in a subquery: joined beside the tokens, each count would multiply the other.
+    forecasts = (
+        Forecast.objects.filter(agent=OuterRef("pk")).order_by().values("agent").annotate(n=Count("id")).values("n")
+    )
+    return team.agents.annotate(
+        active_token_count=Count("tokens", filter=working_tokens_q(), distinct=True),
+        forecast_count=Coalesce(Subquery(forecasts), 0),
+    ).order_by("name")
 
 
 def team_member_list(*, team: Team) -> QuerySet[Membership]:

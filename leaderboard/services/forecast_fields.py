@@ -94,4 +94,4 @@ def only_keys(data: dict[str, Any], allowed: Iterable[str], field: str, errors: 
     allowed = set(allowed)
     for key in data:
         if key not in allowed:
-            errors.add(f"{field}.{key}", f"unknown key; expected {shape}")
+            errors.add(f"{field}.{key}", f"is not a known key; expected {shape}")

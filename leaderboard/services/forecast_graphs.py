@@ -49,7 +49,7 @@ def parse_iso8601(value: Any) -> date | datetime:
             return date.fromisoformat(stripped)
         return datetime.fromisoformat(stripped)
     except ValueError:
-        raise ValueError(f"{stripped[:40]!r} is not an ISO 8601 date (YYYY-MM-DD) or date-time") from None
+        raise ValueError(f"must be an ISO 8601 date (YYYY-MM-DD) or date-time, got {stripped[:40]!r}") from None
 
 
 def _checked(check: Callable[..., Any], value: Any, **options: Any) -> Any:
@@ -131,9 +131,7 @@ class RelationField(_GivenField):
     def to_internal_value(self, data: Any) -> str:
         canonical = _RELATIONS_BY_LOWER.get(data.strip().lower()) if isinstance(data, str) else None
         if canonical is None:
-            raise serializers.ValidationError(
-                f"{data!r} is not a relation type; expected one of {', '.join(RELATIONS)}"
-            )
+            raise serializers.ValidationError(f"must be a relation type, one of {', '.join(RELATIONS)}; got {data!r}")
         return canonical
 
 
@@ -186,7 +184,7 @@ class GraphPartSerializer(serializers.Serializer):
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, Mapping):
             raise serializers.ValidationError(self.not_an_object.format(keys=self.keys, got=describe(data)))
-        unknown = {key: [f"unknown key; expected {self.keys}"] for key in data if key not in self.fields}
+        unknown = {key: [f"is not a known key; expected {self.keys}"] for key in data if key not in self.fields}
         try:
             clean = super().to_internal_value(data)
         except serializers.ValidationError as exc:
@@ -237,7 +235,9 @@ class ForecastGraphSerializer(GraphPartSerializer):
         seen: set[str] = set()
         for i, found in ids:
             if found in seen:
-                errors.setdefault(f"graph.events[{i}].id", []).append(f"duplicate event id {found!r}")
+                errors.setdefault(f"graph.events[{i}].id", []).append(
+                    f"repeats {found!r}, the id of an earlier event: ids must be unique"
+                )
             seen.add(found)
         edges = data.get("edges", []) if isinstance(data, Mapping) else []
         _check_edge_pairs(edges if isinstance(edges, list) and len(edges) <= MAX_EDGES else [], ids, errors)
@@ -269,7 +269,7 @@ def _check_edge_pairs(edges: list[Any], ids: list[tuple[int, str]], errors: Erro
         if source in known and target in known:
             assert source is not None and target is not None
             if (source, target) in seen:
-                errors.setdefault(f"graph.edges[{i}]", []).append(f"duplicate edge {source!r} -> {target!r}")
+                errors.setdefault(f"graph.edges[{i}]", []).append(f"repeats the edge {source!r} -> {target!r}")
             seen.add((source, target))
             pairs.append((source, target))
     if pairs and not _acyclic(pairs):
@@ -277,7 +277,7 @@ def _check_edge_pairs(edges: list[Any], ids: list[tuple[int, str]], errors: Erro
         digraph.add_edges_from(pairs)
         cycle = nx.find_cycle(digraph)
         path = " -> ".join([str(u) for u, _ in cycle] + [str(cycle[0][0])])
-        errors.setdefault("graph.edges", []).append(f"the graph must not contain a cycle: {path}")
+        errors.setdefault("graph.edges", []).append(f"must not form a cycle: {path}")
 
 
 def _acyclic(edges: list[tuple[str, str]]) -> bool:

@@ -117,7 +117,7 @@ def validate_sources(
                     clean.append(item)
                     article_ids.append(item)
                 else:
-                    errs.add(field, f"article {item} does not exist")
+                    errs.add(field, f"names article {item}, which does not exist")
             elif isinstance(item, str):
                 url = item.strip()
                 try:
@@ -125,7 +125,7 @@ def validate_sources(
                         raise ValidationError("too long")
                     _url_validator(url)
                 except ValidationError:
-                    errs.add(field, f"{url[:80]!r} is neither an article id nor a valid http(s) URL")
+                    errs.add(field, f"must be an article id or a valid http(s) URL, got {url[:80]!r}")
                     continue
                 clean.append(url)
                 found = resolver.article_for_url(url)

@@ -8,7 +8,7 @@ its messages, e.g. ``prediction.probabilities.Yes``, ``sources[3]``, ``graph.edg
 Prediction shapes by question type (docs/design.md, Questions):
 
 - binary: ``{"probability": p}``, p a number in [0, 1]
-- multiple_choice: ``{"probabilities": {OPTION: p, ...}}`` covering every option, summing to 1 (±1e-6)
+- multiple_choice: ``{"probabilities": {OPTION: p, ...}}`` covering every option, summing to 1 (to within 0.000001)
 - quantity: ``{"value": x}`` | ``{"interval": [lo, hi]}`` (lo <= hi) |
   ``{"quantiles": {"0.1": x, ...}}`` (levels in (0, 1), values non-decreasing with the level);
   numbers must lie within the question's bounds when it has them
@@ -91,7 +91,9 @@ def _multiple_choice(question: Question, data: dict[str, Any], errors: FieldErro
     ok = True
     for key, value in vector.items():
         if key not in options:
-            errors.add(f"prediction.probabilities.{key}", f"unknown option {key!r}; the options are {options}")
+            errors.add(
+                f"prediction.probabilities.{key}", f"is not an option of this question; the options are {options}"
+            )
             ok = False
             continue
         p = probability(value, f"prediction.probabilities.{key}", errors)
@@ -101,12 +103,15 @@ def _multiple_choice(question: Question, data: dict[str, Any], errors: FieldErro
             clean[key] = p
     for option in options:
         if option not in vector:
-            errors.add(f"prediction.probabilities.{option}", f"missing: every option needs a probability ({option!r})")
+            errors.add(f"prediction.probabilities.{option}", "is missing: every option needs a probability")
             ok = False
     if ok:
         total = math.fsum(clean.values())
         if abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
-            errors.add("prediction.probabilities", f"must sum to 1 (±{PROBABILITY_SUM_TOLERANCE:g}), got {total:.9g}")
+            errors.add(
+                "prediction.probabilities",
+                f"must add up to 1 (to within {PROBABILITY_SUM_TOLERANCE:.6f}), but they add up to {total:.9g}",
+            )
     return {"probabilities": {option: clean.get(option) for option in options}}
 
 
@@ -115,7 +120,8 @@ def _in_bounds(question: Question, x: float, field: str, errors: FieldErrors) ->
     if (lo is not None and x < lo) or (hi is not None and x > hi):
         errors.add(
             field,
-            f"{x:g} is outside the question's bounds [{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]",
+            f"must lie within the question's bounds [{lo if lo is not None else '-inf'}, "
+            f"{hi if hi is not None else 'inf'}], got {x:g}",
         )
 
 
@@ -124,7 +130,7 @@ def _quantity(question: Question, data: dict[str, Any], errors: FieldErrors) -> 
     kinds = [k for k in ("value", "interval", "quantiles") if k in data]
     only_keys(data, ["value", "interval", "quantiles"], "prediction", errors, shape)
     if len(kinds) != 1:
-        errors.add("prediction", f"give exactly one of value, interval or quantiles: {shape}")
+        errors.add("prediction", "must give exactly one of value, interval or quantiles")
         return {}
     kind = kinds[0]
     field = f"prediction.{kind}"
@@ -142,7 +148,7 @@ def _quantity(question: Question, data: dict[str, Any], errors: FieldErrors) -> 
         hi = number(raw[1], f"{field}[1]", errors)
         if lo is not None and hi is not None:
             if lo > hi:
-                errors.add(field, f"lower end {lo:g} is above upper end {hi:g} (need lo <= hi)")
+                errors.add(field, f"must not have its lower end above its upper end, got {lo:g} above {hi:g}")
             _in_bounds(question, lo, f"{field}[0]", errors)
             _in_bounds(question, hi, f"{field}[1]", errors)
         return {"interval": [lo, hi]}
@@ -155,13 +161,13 @@ def _quantity(question: Question, data: dict[str, Any], errors: FieldErrors) -> 
         try:
             q = float(key)
         except (TypeError, ValueError):
-            errors.add(item, f"quantile level {key!r} is not a number")
+            errors.add(item, f"must be named by a number between 0 and 1 (its level), got {key!r}")
             continue
         if not (math.isfinite(q) and 0.0 < q < 1.0):
-            errors.add(item, f"quantile level {key!r} must be strictly between 0 and 1")
+            errors.add(item, f"must have a level strictly between 0 and 1, got {key!r}")
             continue
         if q in levels:
-            errors.add(item, f"quantile level {key!r} is given twice")
+            errors.add(item, "is given twice")
             continue
         x = number(value, item, errors)
         if x is not None:
@@ -170,7 +176,7 @@ def _quantity(question: Question, data: dict[str, Any], errors: FieldErrors) -> 
     ordered = sorted(levels.items())
     for (q1, x1), (q2, x2) in pairwise(ordered):
         if x2 < x1:
-            errors.add(field, f"values must not decrease with the level: q{q1:g}={x1:g} is above q{q2:g}={x2:g}")
+            errors.add(field, f"must not decrease as the level rises: q{q1:g}={x1:g} is above q{q2:g}={x2:g}")
     return {"quantiles": {f"{q:g}": x for q, x in ordered}}
 
 
@@ -180,12 +186,14 @@ def _timeframe(question: Question, data: dict[str, Any], errors: FieldErrors) ->
         errors.add("prediction.period", "is required")
         return {}
     if not question.granularity:
-        errors.add("prediction.period", "this question has no granularity set; it cannot take forecasts")
+        errors.add(
+            "prediction.period", "cannot be given: this question has no granularity set, so it takes no forecasts"
+        )
         return {}
     try:
         period = parse_period(question.granularity, data["period"])
     except ValueError as exc:
-        errors.add("prediction.period", str(exc))
+        errors.add("prediction.period", f"is not valid: {exc}")
         return {}
     return {"period": period.label}
 
@@ -204,7 +212,7 @@ def _relation(data: dict[str, Any], errors: FieldErrors) -> dict[str, Any]:
     for parent, codes in relations.items():
         field = f"prediction.relations.{parent}"
         if parent not in children:
-            errors.add(field, f"unknown first-level CAMEO code {parent!r} (expected '01'..'20')")
+            errors.add(field, f"is not a first-level CAMEO code ('01' to '20'), got {parent!r}")
             continue
         if not isinstance(codes, list):
             errors.add(field, f"must be a list of second-level CAMEO codes, got {describe(codes)}")
@@ -213,13 +221,15 @@ def _relation(data: dict[str, Any], errors: FieldErrors) -> dict[str, Any]:
         for i, code in enumerate(codes):
             item = f"{field}[{i}]"
             if not isinstance(code, str):
-                errors.add(item, f"CAMEO codes are strings like '042', got {describe(code)}")
+                errors.add(item, f"must be a CAMEO code written as text, like '042', got {describe(code)}")
             elif code in children[parent]:
                 kept.add(code)
             elif cameo_parent(code) is not None:
-                errors.add(item, f"CAMEO code {code!r} is not under {parent!r}; it belongs to {cameo_parent(code)!r}")
+                errors.add(
+                    item, f"is CAMEO code {code!r}, which belongs under {cameo_parent(code)!r}, not under {parent!r}"
+                )
             else:
-                errors.add(item, f"unknown CAMEO code {code!r}")
+                errors.add(item, f"is not a CAMEO code, got {code!r}")
         clean[parent] = sorted(kept)
     return {"relations": dict(sorted(clean.items()))}
 
@@ -228,15 +238,18 @@ def _open_ended(data: dict[str, Any], errors: FieldErrors) -> dict[str, Any]:
     shape = _SHAPES[Question.Type.OPEN_ENDED]
     only_keys(data, ["events", "answer"], "prediction", errors, shape)
     if ("events" in data) == ("answer" in data):
-        errors.add("prediction", f"give exactly one of events or answer: {shape}")
+        errors.add("prediction", "must give exactly one of events (a list) or answer (a text), not both or neither")
         return {}
     if "answer" in data:
         return {
             "answer": text(data["answer"], "prediction.answer", errors, max_chars=MAX_RATIONALE_CHARS, required=True)
         }
     events = data["events"]
-    if not isinstance(events, list) or not events:
-        errors.add("prediction.events", f"must be a non-empty list of event descriptions, got {describe(events)}")
+    if not isinstance(events, list):
+        errors.add("prediction.events", f"must be a list of event descriptions, got {describe(events)}")
+        return {}
+    if not events:
+        errors.add("prediction.events", "must name at least one event")
         return {}
     if len(events) > MAX_EVENTS:
         errors.add("prediction.events", f"has {len(events)} events; at most {MAX_EVENTS} are allowed")

@@ -61,7 +61,7 @@ def team_add_member_by_username(*, team: Team, username: str, role: str = Member
         raise ValidationError({"username": "Enter the username of the person to add."})
     user = get_user_model().objects.filter(username__iexact=username).first()
     if user is None:
-        raise ValidationError({"username": f"No user named {username!r}. They must sign up first."})
+        raise ValidationError({"username": f"No one has the username {username!r}: they must sign up first."})
     if Membership.objects.filter(team=team, user=user).exists():
         raise ValidationError({"username": f"{user.get_username()!r} is already a member of {team.name!r}."})
     return Membership.objects.create(team=team, user=user, role=role)

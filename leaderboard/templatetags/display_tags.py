@@ -50,6 +50,25 @@ def scores(grade: Any, question_type: str) -> SafeString:
 
 
 @register.simple_tag
+def score_legend(grades: Any, question_type: str = "") -> SafeString:
+    """What every score label shown for ``grades`` means, once each, for the page's own legend (a
+    tooltip is no explanation on a phone). ``question_type``: the grades' type when they share one,
+    else each grade's question's type."""
+    meanings: dict[str, str] = {}
+    for grade in grades or ():
+        qtype = question_type or grade.forecast.question.type
+        for score in grade_scores(grade, qtype):
+            if score.hint and score.label not in meanings:
+                meanings[score.label] = score.hint
+    if not meanings:
+        return mark_safe("")
+    return format_html(
+        '<p class="muted abbreviations score-legend">What the scores mean: {}</p>',
+        format_html_join(" ", "<strong>{}</strong>: {}.", meanings.items()),
+    )
+
+
+@register.simple_tag
 def forecast_when(forecast: Any) -> SafeString:
     """When a forecast was made: a replay forecast at its session's simulated date (the server
     received it later, which is no sign of lateness), a live one when the server received it."""

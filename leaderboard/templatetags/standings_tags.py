@@ -137,4 +137,4 @@ def own_forecasts(user: Any, limit: int = 20) -> dict[str, Any]:
         grade = grades.get(f.pk)
         status = grade_status(forecast=f, grade=grade)
         rows.append({"forecast": f, "grade": grade if status in ("graded", "void") else None, "status": status})
-    return {"rows": rows}
+    return {"rows": rows, "grades": [r["grade"] for r in rows if r["grade"] is not None]}

@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from ingestion.models import Question
-from leaderboard.forms import ForecastForm, ForecastTargetForm, new_idempotency_key
+from leaderboard.forms import ForecastForm, ForecastTargetForm, error_sentence, new_idempotency_key
 from leaderboard.models import Agent, Forecast, ReplaySession
 from leaderboard.selectors.questions import forecastable_questions
 from leaderboard.selectors.teams import agent_list_for_user
@@ -48,19 +48,24 @@ def _form_url(agent: Agent, question_id: int, **extra: Any) -> str:
 def _attach_service_error(form: ForecastForm, exc: ServiceError) -> None:
     """A 404/409-type refusal, shown beside the field it names (question/session) or on top."""
     field = form.field_for_path(exc.field) if exc.field else None
-    form.add_error(field if field in form.fields else None, exc.message)
+    form.add_error(
+        field if field in form.fields else None, error_sentence(form.path_name(exc.field or ""), exc.message)
+    )
 
 
 @login_required
 def forecast_form(request: HttpRequest) -> HttpResponse:
-    # A retired agent takes no forecasts: it is not offered here (the service refuses it anyway).
-    agents = [a for a in agent_list_for_user(user=request.user) if a.retired_at is None]
-    context: dict[str, Any] = {"agents": agents}
-    if not agents:
-        return render(request, "leaderboard/forecast_form.html", context)
-
+    # A retired agent takes no forecasts: it is not offered here (the service refuses it anyway),
+    # and a link naming one says so.
+    mine = list(agent_list_for_user(user=request.user))
+    agents = [a for a in mine if a.retired_at is None]
     params = request.GET
     agent_slug = params.get("agent", "").strip()
+    retired = next((a for a in mine if a.slug == agent_slug and a.retired_at is not None), None)
+    context: dict[str, Any] = {"agents": agents, "retired_agent": retired, "any_agent": bool(mine)}
+    if not agents or retired is not None:
+        return render(request, "leaderboard/forecast_form.html", context)
+
     if not agent_slug and len(agents) == 1:
         # A link from a question row names no agent; with only one there is nothing to choose.
         agent_slug = agents[0].slug
@@ -79,7 +84,9 @@ def forecast_form(request: HttpRequest) -> HttpResponse:
             else None
         )
         if question is None:
-            context["question_error"] = f"Unknown question {raw_question!r}."
+            context["question_error"] = (
+                f"The question {raw_question!r} does not exist: search for a question by words of its title or its number."
+            )
     if agent is None or question is None:
         context.update(_picker(params), question=question)
         return render(request, "leaderboard/forecast_form.html", context)
@@ -97,11 +104,16 @@ def forecast_form(request: HttpRequest) -> HttpResponse:
         try:
             session, _ = replay_session_open(agent=agent, question_id=question.pk)
         except (NotFound, ForecastConflict) as exc:
-            messages.error(request, exc.message)
+            messages.error(request, error_sentence("The replay session", exc.message))
         else:
             messages.success(
                 request, f"Replay session open: you forecast as of {session.simulated_at:%Y-%m-%d %H:%M} UTC."
             )
+        return redirect(_form_url(agent, question.pk))
+
+    if request.method == "POST" and question.track == Question.Track.REPLAY and session is None:
+        # The form is shown only once the session exists (it fixes the date the forecast is made at).
+        messages.error(request, "Open the replay session first: it fixes the simulated date your forecast is made at.")
         return redirect(_form_url(agent, question.pk))
 
     if request.method == "POST":

@@ -52,6 +52,7 @@ def forecast_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
             "status": status,
             "current": current if grades_visible else None,
             "versions": versions,
+            "version_grades": [v.grade for v in versions],
             "show_private": member or staff,
             "overlay_url": overlay_url,
         },

@@ -15,6 +15,8 @@ from django.utils.safestring import mark_safe
 
 from grading.selectors import market_prices
 from ingestion.models import Question
+from ingestion.selectors.archives import question_archives
+from ingestion.services.questions import default_window_end
 from leaderboard import charts
 from leaderboard.methods import methods_html
 from leaderboard.models import Agent, Grade
@@ -25,10 +27,10 @@ from leaderboard.selectors.monthly import agent_monthly_scores
 from leaderboard.selectors.pairwise import pairwise_confidence
 from leaderboard.selectors.questions import (
     SAMPLE_WORLD,
+    listed_status_q,
     outcome_texts_for_grades,
-    public_status_q,
     question_forecast_rows,
-    question_has_hindsight_graph,
+    question_hindsight_state,
     question_resolutions_visible,
     question_reveal,
     question_search,
@@ -114,7 +116,6 @@ def questions_list(request: HttpRequest) -> HttpResponse:
     defaulted = not any(k in request.GET for k in ("status", "track", "type", "origin", "domain", "q", "world"))
     status = "open" if defaulted else request.GET.get("status", "")
     if status in Question.Status.values:
-        qs = qs.filter(public_status_q(status))
         filters["status"] = status
     elif status == "any":
         filters["status"] = "any"
@@ -138,9 +139,17 @@ def questions_list(request: HttpRequest) -> HttpResponse:
     if search:
         qs = question_search(qs, search)
         filters["q"] = search
-    deadline = "close_at" if status == Question.Status.OPEN else "-close_at"
-    page = Paginator(sample_first(qs, deadline, "-id"), 50).get_page(request.GET.get("page"))
-    open_now = Question.objects.filter(status=Question.Status.OPEN)
+    # When a search finds nothing only because of the status filter, the page says so.
+    elsewhere: list[tuple[str, int]] = []
+    if status in Question.Status.values:
+        unfiltered, qs = qs, qs.filter(listed_status_q(status))
+        if search and not qs.exists():
+            elsewhere = _status_counts(unfiltered)
+    # Open: live questions first, soonest deadline first (a replay question's real-world
+    # deadline has passed; it stays open for replay forecasts).
+    order = ("track", "close_at") if status == Question.Status.OPEN else ("-close_at",)
+    page = Paginator(sample_first(qs, *order, "-id"), 50).get_page(request.GET.get("page"))
+    open_now = Question.objects.filter(listed_status_q(Question.Status.OPEN))
     open_by_origin = dict(
         open_now.exclude(SAMPLE_WORLD).values_list("origin").annotate(n=Count("id")).values_list("origin", "n")
     )
@@ -155,11 +164,25 @@ def questions_list(request: HttpRequest) -> HttpResponse:
             "choices": filter_choices(),
             "statuses": [c for c in Question.Status.choices if c[0] != Question.Status.DRAFT],
             "open_sample": open_now.filter(SAMPLE_WORLD).count(),
+            "elsewhere": elsewhere,
+            "any_status_query": urlencode({**filters, "status": "any"}),
             "open_by_origin": [
                 (v, label, open_by_origin.get(v, 0)) for v, label in Question.Origin.choices if v != "sample"
             ],
         },
     )
+
+
+def _status_counts(qs: Any) -> list[tuple[str, int]]:
+    """How many of ``qs`` each status the pages show holds, in the filter's order."""
+    counts = []
+    for value, label in Question.Status.choices:
+        if value == Question.Status.DRAFT:
+            continue
+        n = qs.filter(listed_status_q(value)).count()
+        if n:
+            counts.append((label.lower(), n))
+    return counts
 
 
 def _probability_of_yes(prediction: Any) -> float | None:
@@ -227,7 +250,17 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
                     labels=labels,
                     height=min(140, 44 + 16 * max(counts)),
                 )
-    has_graph = reveal.outcome and question_has_hindsight_graph(question=question)
+    # What the grades are computed against, once the outcome (and so any graph) may be shown.
+    hindsight = (
+        question_hindsight_state(question=question)
+        if reveal.outcome and question.status == Question.Status.RESOLVED
+        else None
+    )
+    evidence_graded = (hindsight is not None and hindsight.passes) or any(
+        row["grade"] is not None
+        and (row["grade"].source_precision is not None or row["grade"].key_event_recall is not None)
+        for row in forecasts
+    )
     return render(
         request,
         "leaderboard/question.html",
@@ -245,7 +278,11 @@ def question_page(request: HttpRequest, question_id: int) -> HttpResponse:
             "forecasts": forecasts,
             "histogram_svg": mark_safe(histogram_svg),
             "histogram": histogram,
-            "hindsight_url": reverse("grading:hindsight", args=[question.pk]) if has_graph else "",
+            "hindsight": hindsight,
+            "has_archive": bool(question_archives(question, window_end=default_window_end(question))),
+            "evidence_graded": evidence_graded,
+            "grades": [row["grade"] for row in forecasts if row["grade"] is not None],
+            "hindsight_url": reverse("grading:hindsight", args=[question.pk]) if hindsight and hindsight.exists else "",
         },
     )
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
@@ -15,7 +14,14 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.forms import AgentForm, MemberAddForm, TeamForm, TokenForm
 from leaderboard.models import Agent, ApiToken, Membership, Team
-from leaderboard.selectors.teams import membership_get, team_member_list, team_visible_to, token_list
+from leaderboard.selectors.agent_access import agent_access_refusal
+from leaderboard.selectors.teams import (
+    membership_get,
+    team_agent_list,
+    team_member_list,
+    team_visible_to,
+    token_list,
+)
 from leaderboard.services.teams import (
     agent_create,
     agent_retire,
@@ -80,10 +86,7 @@ def team_new(request: HttpRequest) -> HttpResponse:
 @login_required
 def team_detail(request: HttpRequest, slug: str) -> HttpResponse:
     access = _team_access(request, slug)
-    agents = access.team.agents.annotate(
-        active_token_count=Count("tokens", filter=Q(tokens__revoked_at=None)),
-        forecast_count=Count("forecasts", distinct=True),
-    ).order_by("name")
+    agents = team_agent_list(team=access.team)
     return render(
         request,
         "leaderboard/team_detail.html",
@@ -92,6 +95,7 @@ def team_detail(request: HttpRequest, slug: str) -> HttpResponse:
             "access": access,
             "memberships": team_member_list(team=access.team),
             "agents": agents,
+            "can_retire": access.is_owner or request.user.is_staff,
             "member_form": MemberAddForm(),
         },
     )
@@ -161,7 +165,8 @@ def agent_detail(request: HttpRequest, slug: str, agent_slug: str) -> HttpRespon
             "team": access.team,
             "access": access,
             "agent": agent,
-            "tokens": token_list(agent=agent),
+            # Each token with why it no longer works (None: it works), by the one access rule.
+            "tokens": [(t, agent_access_refusal(agent=agent, holder=t.created_by)) for t in token_list(agent=agent)],
             "token_form": TokenForm(),
             "recent_forecasts": agent.forecasts.select_related("question")[:10],
         },
@@ -208,8 +213,10 @@ def token_revoke_view(request: HttpRequest, slug: str, agent_slug: str, token_id
 @login_required
 @require_POST
 def agent_retire_view(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse:
-    """A team owner retires an agent: its access ends at once; its forecasts and grades stay."""
-    access = _team_access(request, slug, owner=True)
+    """A team owner or staff retire an agent: its access ends at once; its forecasts and grades stay."""
+    access = _team_access(request, slug)
+    if not (access.is_owner or request.user.is_staff):
+        raise PermissionDenied("Only the team's owners and staff can retire its agents.")
     agent = _agent(access, agent_slug)
     if agent_retire(agent=agent, retired_by=request.user):  # type: ignore[arg-type]
         messages.success(
@@ -219,4 +226,6 @@ def agent_retire_view(request: HttpRequest, slug: str, agent_slug: str) -> HttpR
         )
     else:
         messages.info(request, f"Agent {agent.name} was already retired.")
+    if request.POST.get("back") == "team":
+        return redirect("leaderboard:team_detail", slug=access.team.slug)
     return redirect("leaderboard:agent_detail", slug=access.team.slug, agent_slug=agent.slug)

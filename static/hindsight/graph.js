@@ -123,6 +123,17 @@
     ]
   });
   window.hindsightGraph = cy;
+  // On a narrow screen the whole time axis fits only at a zoom where events are specks: open at a
+  // readable zoom on the outcome instead (pan or "Fit" to see the rest).
+  // The outcome sits near the right edge, the events that led to it to its left.
+  var READABLE_ZOOM = 0.75;
+  if (cy.zoom() < READABLE_ZOOM) {
+    var focus = cy.nodes("node.outcome");
+    if (!focus.length) focus = cy.nodes("node.event").last();
+    cy.zoom(READABLE_ZOOM);
+    cy.center(focus);
+    cy.panBy({ x: container.clientWidth * 0.3, y: 0 });
+  }
 
   var detail = document.getElementById("graph-detail");
   function describe(el) {

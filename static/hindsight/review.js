@@ -83,7 +83,9 @@
         if (saved && index === active && index < rows.length - 1) activate(index + 1);
       });
     });
-    form.querySelector("select[name=reason]").addEventListener("keydown", function (evt) {
+    // The outcome event has no reject control: it is the resolution itself.
+    var reason = form.querySelector("select[name=reason]");
+    if (reason) reason.addEventListener("keydown", function (evt) {
       if (evt.key === "Enter") { evt.preventDefault(); submit(form, "reject").then(function (saved) {
         if (saved) activate(index + 1);
       }); }
@@ -97,7 +99,7 @@
     if (evt.key === "j" || evt.key === "ArrowDown") activate(moved ? active + 1 : active);
     else if (evt.key === "k" || evt.key === "ArrowUp") activate(moved ? active - 1 : active);
     else if (evt.key === "a") submit(form, "approve").then(function (saved) { if (saved) activate(active + 1); });
-    else if (evt.key === "r") form.querySelector("select[name=reason]").focus();
+    else if (evt.key === "r") { var select = form.querySelector("select[name=reason]"); if (select) select.focus(); }
     else if (evt.key === "e") { row.classList.add("revising"); row.querySelector("[name=revised_title]").focus(); }
     else if (evt.key === "o") { var link = row.querySelector("details a"); if (link) window.open(link.href, "_blank", "noopener"); }
     else return;

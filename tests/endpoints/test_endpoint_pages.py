@@ -95,14 +95,14 @@ def test_deliver_now_pause_and_remove(owner: Any, agent: Agent) -> None:
     assert "Requested by owner" in queued.content.decode()
 
     unknown = client.post(f"{AGENT_PAGE}endpoint/deliver/", {"question": 987654}, follow=True)
-    assert messages_of(unknown) == ["question 987654 does not exist"]
+    assert messages_of(unknown) == ["Question 987654 does not exist."]
 
     paused = client.post(f"{AGENT_PAGE}endpoint/pause/", follow=True)
     assert "paused" in paused.content.decode()
     delivery.refresh_from_db()
     assert delivery.status == Delivery.Status.CANCELLED
     refused = client.post(f"{AGENT_PAGE}endpoint/deliver/", {"question": question.pk}, follow=True)
-    assert messages_of(refused) == ["agent owl-one's endpoint is paused; resume it first"]
+    assert messages_of(refused) == ["Agent owl-one's endpoint is paused; resume it first."]
     client.post(f"{AGENT_PAGE}endpoint/pause/", {"resume": "1"})
     assert AgentEndpoint.objects.get().is_active
 

@@ -1,4 +1,6 @@
-"""Reviewing hindsight events: decisions kept, rejected events leave the reference, agreement."""
+"""Reviewing hindsight events: decisions kept, rejected events leave the reference, agreement; the
+review queue in words a reviewer reads, the outcome event kept out of rejection, and a 390 px phone
+(the decision buttons on screen, the hindsight graph drawn at a readable size)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from grading.models import EventReview, HindsightEvent, HindsightGraph
 from grading.selectors import reference_for_question, review_agreement
 from grading.services import event_review, hindsight_build
 from grading.signals import reference_changed
+from tests.browser import login, screenshot
 from tests.factories import UserFactory
 from tests.grading.corpus import make_corpus, make_question, resolve
 
@@ -182,3 +185,54 @@ def test_review_pages(graph: HindsightGraph, annotator: Any, client: Client) -> 
     )
     assert ok.status_code == 302
     assert EventReview.objects.get().reviewer == annotator
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.mark.django_db
+def test_the_queue_speaks_words_and_the_outcome_cannot_be_rejected(staff: Any, graph: HindsightGraph) -> None:
+    HindsightGraph.objects.filter(pk=graph.pk).update(graph_built=False)
+    client = Client()
+    client.force_login(staff)
+    queue = client.get("/hindsight/review/").content.decode()
+    detail = client.get(f"/hindsight/review/{graph.question_id}/").content.decode()
+    for html in (queue, detail):
+        assert "graph_built" not in html and "quality thresholds not met" in html
+
+    outcome = graph.events.get(is_outcome=True)
+    row = detail.split(f'id="event-{outcome.pk}"', 1)[1].split("</tr>", 1)[0]
+    assert 'value="reject"' not in row and "never reject it" in row
+    assert 'value="approve"' in row and 'value="revise"' in row
+    with pytest.raises(ValidationError) as refused:
+        event_review(event=outcome, reviewer=staff, decision="reject", reason=EventReview.RejectReason.values[0])
+    assert "The outcome event cannot be rejected" in refused.value.message_dict["decision"][0]
+    outcome.refresh_from_db()
+    assert outcome.review_status == HindsightEvent.ReviewStatus.PENDING
+    posted = client.post(
+        f"/hindsight/review/{graph.question_id}/",
+        {"event": outcome.pk, "decision": "reject", "reason": EventReview.RejectReason.values[0]},
+        headers={"Accept": "application/json"},
+    )
+    assert posted.status_code == 400 and "cannot be rejected" in posted.content.decode()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_phone_reviews_on_screen_and_reads_the_graph(browser_page: Any, staff: Any, graph: HindsightGraph) -> None:
+    page = browser_page
+    page.set_viewport_size(PHONE)
+    login(page, staff.username)
+    page.goto(f"/hindsight/review/{graph.question_id}/")
+    screenshot(page, "review-phone")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    first = page.locator("table.review tbody tr").first
+    for name in ("Approve", "Reject"):
+        box = first.get_by_role("button", name=name, exact=True).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (name, box)
+
+    page.goto(f"/hindsight/questions/{graph.question_id}/")
+    page.wait_for_function("() => window.hindsightGraph !== undefined")
+    heights = page.evaluate("() => window.hindsightGraph.nodes('node.event').map(n => n.renderedBoundingBox().h)")
+    screenshot(page, "hindsight-graph-phone")
+    assert heights and min(heights) >= 20, heights

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 from datetime import UTC, datetime
 from io import StringIO
@@ -221,3 +222,44 @@ def test_combination_and_orphan_rows_are_counted_not_dropped(tmp_path: Path, sma
     picked = {(q["source"], q["id"]) for q in small_set["questions"] if isinstance(q["id"], str)}
     orphans = sum((r["source"], r["id"]) not in picked for r in resolutions["resolutions"] if isinstance(r["id"], str))
     assert f"{orphans} resolutions without a question" in output
+
+
+def test_domains_are_topics_not_source_names(tmp_path: Path, small_set: dict[str, Any]) -> None:
+    """The Domain filter lists topics: a dataset about one topic gives it (ACLED: conflict), a
+    source spanning many (the markets, Wikipedia) none; the source stays in the attribution."""
+    run(write(tmp_path, "one-of-each.json", small_set))
+    by_dataset = {q.attribution["dataset"]: q.domain for q in Question.objects.all()}
+    assert by_dataset == {
+        "acled": "conflict",
+        "dbnomics": "weather",
+        "fred": "economics",
+        "yfinance": "finance",
+        "wikipedia": "",
+        "infer": "",
+        "manifold": "",
+        "polymarket": "",
+    }
+
+
+def test_the_migration_turns_earlier_imports_source_names_into_topics() -> None:
+    from django.apps import apps
+
+    migration = importlib.import_module("ingestion.migrations.0014_forecastbench_domains_are_topics")
+    rows = {
+        source: Question.objects.create(
+            title=f"From {source}", type="binary", origin=Question.Origin.IMPORTED, domain=source,
+            attribution={"dataset": source}, open_at=NOW, close_at=NOW,
+        )
+        for source in ("acled", "fred", "manifold", "wikipedia")
+    }  # fmt: skip
+    other = Question.objects.create(title="Staff's", type="binary", domain="fred", open_at=NOW, close_at=NOW)
+    migration.forwards(apps, None)
+    assert {s: Question.objects.get(pk=q.pk).domain for s, q in rows.items()} == {
+        "acled": "conflict",
+        "fred": "economics",
+        "manifold": "",
+        "wikipedia": "",
+    }
+    assert Question.objects.get(pk=other.pk).domain == "fred"  # only imported questions change
+    migration.backwards(apps, None)
+    assert {s: Question.objects.get(pk=q.pk).domain for s, q in rows.items()} == {s: s for s in rows}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -135,3 +135,40 @@ def test_storyline_has_evidence_before_the_simulated_date(entry: dict[str, Any])
     ]
     assert len(items) >= MIN_STORYLINE_ITEMS
     assert not {d["id"] for d in items} & set(entry["resolved_by"])
+
+
+@pytest.mark.parametrize("entry", _by_id())
+def test_no_resolving_item_repeats_another(entry: dict[str, Any]) -> None:
+    """The page lists each resolving item: two whose texts repeat each other read as one item twice."""
+    docs = _archive()
+    texts = [(i, " ".join(docs[i]["text"].split()).lower()) for i in entry["resolved_by"]]
+    repeats = [
+        (a, b) for n, (a, ta) in enumerate(texts) for b, tb in texts[n + 1 :] if ta.startswith(tb) or tb.startswith(ta)
+    ]
+    assert not repeats, f"items repeating each other: {repeats}"
+
+
+# Questions whose outcome was known before the first resolving item's portal day, each read and
+# confirmed: the page then says that the items were reported later and confirm it.
+KNOWN_BEFORE_THE_ITEMS = {
+    # Lift-off on 1 April 2026: the portal's entry of that day, first captured minutes before it, only
+    # says the launch is set; the items that confirm the flight were filed on 6 and 10 April.
+    "real-artemis-ii-launch-month",
+}
+
+
+@pytest.mark.parametrize("entry", _by_id())
+def test_the_outcome_is_not_known_before_the_items_report_it(entry: dict[str, Any]) -> None:
+    """The page says when the outcome became known and lists the items that resolve it, each with the
+    day the portal reports it: the outcome is not known before the first of them reports it, except a
+    No that the deadline passing settled (the items, later, confirm that nothing happened) and the
+    cases read one by one above."""
+    docs = _archive()
+    resolved = _when(entry["resolved_at"])
+    first_report = min(docs[i]["portal_date"] for i in entry["resolved_by"])
+    settled_by_deadline = entry["outcome"] is False and resolved - _when(entry["close_at"]) <= timedelta(days=1)
+    if settled_by_deadline or entry["external_id"] in KNOWN_BEFORE_THE_ITEMS:
+        return
+    assert resolved.date().isoformat() >= first_report, (
+        f"known {resolved.isoformat()}, first reported on the portal on {first_report}"
+    )

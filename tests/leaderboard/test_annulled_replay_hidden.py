@@ -63,18 +63,19 @@ def test_api_shows_an_unpublished_annulment_as_resolved(http: httpx.Client, agen
 
 
 @pytest.mark.browser
-def test_pages_show_an_unpublished_annulment_as_resolved(browser_page: Any, agent: Agent) -> None:
+def test_pages_show_an_unpublished_annulment_like_any_replay_on_offer(browser_page: Any, agent: Agent) -> None:
     annulled, _plain = _annulled_and_plain()
     page = browser_page
     page.goto(f"/questions/{annulled.pk}/")
     badges = page.locator("main p").first.inner_text()
-    assert "Resolved" in badges and "Annulled" not in badges
+    # Like its twin, it is still on offer for replay forecasts: open, not annulled.
+    assert "Open for replay" in badges and "Annulled" not in badges
     assert "hidden until staff publish" in page.inner_text("main")
     screenshot(page, "annulled-replay-unpublished")
 
     page.goto("/questions/?status=annulled")
     assert "Will the dam be finished?" not in page.inner_text("main")
-    page.goto("/questions/?status=resolved&track=replay")
+    page.goto("/questions/?status=open&track=replay")
     text = page.inner_text("main")
     assert "Will the dam be finished?" in text and "Will the bridge be finished?" in text
     assert "Annulled" not in page.locator("table tbody").inner_text()

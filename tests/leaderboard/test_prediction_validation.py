@@ -55,7 +55,7 @@ def test_multiple_choice_missing_unknown_and_sum() -> None:
         question=q("multiple_choice"),
         prediction={"probabilities": {"Yes": 0.5, "No": 0.3, "Maybe": 0.3}},
     )
-    assert "sum to 1" in errs["prediction.probabilities"][0]
+    assert "add up to 1" in errs["prediction.probabilities"][0]
     ok = validate_prediction(
         question=q("multiple_choice"), prediction={"probabilities": {"Maybe": 0.2, "No": 0.3, "Yes": 0.5 + 5e-7}}
     )
@@ -68,7 +68,7 @@ def test_quantity_shapes() -> None:
     clean = validate_prediction(question=question, prediction={"quantiles": {"0.9": 30, "0.10": 10, "0.5": 20}})
     assert clean == {"quantiles": {"0.1": 10.0, "0.5": 20.0, "0.9": 30.0}}
     errs = errors_of(validate_prediction, question=question, prediction={"interval": [20, 10]})
-    assert "lo <= hi" in errs["prediction.interval"][0]
+    assert "lower end above its upper end" in errs["prediction.interval"][0]
     errs = errors_of(validate_prediction, question=question, prediction={"quantiles": {"0.1": 30, "0.9": 10}})
     assert "must not decrease" in errs["prediction.quantiles"][0]
     errs = errors_of(validate_prediction, question=question, prediction={"quantiles": {"1.5": 3, "x": 4}})
@@ -137,7 +137,7 @@ def test_graph_errors_all_at_once() -> None:
         {"source": "e0", "target": "e2", "relation": "Explains", "strength": 2, "confidence": -0.1},
     ]
     errs = errors_of(validate_graph, graph=graph)
-    assert "duplicate" in errs["graph.events[3].id"][0]
+    assert "the id of an earlier event" in errs["graph.events[3].id"][0]
     assert "ISO 8601" in errs["graph.events[3].date"][0]
     assert "graph.edges[2].target" in errs
     assert "graph.edges[3].relation" in errs

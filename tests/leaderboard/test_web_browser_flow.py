@@ -76,7 +76,7 @@ def test_sign_up_to_first_forecast(browser_page: Any, live_server: Any) -> None:
     page.fill("textarea[name=rationale]", "The engine computes it.")
     page.click("button:has-text('Submit forecast')")
     error = page.locator("ul.errorlist[data-field=probability]")
-    assert error.inner_text().strip() == "must be a probability between 0 and 1, got 1.5"
+    assert error.inner_text().strip() == "The probability of YES must be a probability between 0 and 1, got 1.5."
     screenshot(page, "web-03-forecast-validation-error")
     assert not Forecast.objects.exists()
     assert page.input_value("textarea[name=rationale]") == "The engine computes it."

@@ -1,5 +1,6 @@
-"""The web forecast form: every question type, errors beside their fields with the service's
-(= the API's) words, replay sessions, permissions and idempotent resubmission."""
+"""The web forecast form: every question type, errors beside their fields as sentences that name
+the field in the form's words followed by the service's (= the API's) words, replay sessions,
+permissions and idempotent resubmission."""
 
 from __future__ import annotations
 
@@ -74,13 +75,14 @@ def test_binary_error_beside_field_with_api_words_then_success(owner_client: Cli
     expected = service_messages(agent, question, prediction={"probability": 1.5})["prediction.probability"]
     response = post(owner_client, agent, question, probability="1.5", rationale="Because.")
     assert response.status_code == 200
-    assert field_errors(response, "probability") == expected == ["must be a probability between 0 and 1, got 1.5"]
+    assert expected == ["must be a probability between 0 and 1, got 1.5"]
+    assert field_errors(response, "probability") == [f"The probability of YES {expected[0]}."]
     assert not Forecast.objects.exists()
 
     text = post(owner_client, agent, question, probability="abc")
-    assert field_errors(text, "probability") == ["must be a number, got the string 'abc'"]
+    assert field_errors(text, "probability") == ["The probability of YES must be a number, got the string 'abc'."]
     blank = post(owner_client, agent, question, probability="")
-    assert field_errors(blank, "probability") == ["is required"]
+    assert field_errors(blank, "probability") == ["The probability of YES is required."]
 
     ok = post(owner_client, agent, question, probability="0.7", rationale="Because.")
     forecast = Forecast.objects.get()
@@ -98,10 +100,13 @@ def test_binary_error_beside_field_with_api_words_then_success(owner_client: Cli
 def test_multiple_choice_missing_option_and_sum(owner_client: Client, agent: Agent) -> None:
     question = QuestionFactory(type=Question.Type.MULTIPLE_CHOICE, options=["Red", "Green", "Blue"])
     missing = post(owner_client, agent, question, option_0="0.5", option_1="0.5", option_2="")
-    assert field_errors(missing, "option_2") == ["missing: every option needs a probability ('Blue')"]
+    assert field_errors(missing, "option_2") == ["P(Blue) is missing: every option needs a probability."]
     bad_sum = post(owner_client, agent, question, option_0="0.5", option_1="0.5", option_2="0.5")
     expected = service_messages(agent, question, prediction={"probabilities": {"Red": 0.5, "Green": 0.5, "Blue": 0.5}})
-    assert form_errors(bad_sum) == [f"prediction.probabilities: {m}" for m in expected["prediction.probabilities"]]
+    assert form_errors(bad_sum) == [f"The option probabilities {m}." for m in expected["prediction.probabilities"]]
+    assert form_errors(bad_sum) == [
+        "The option probabilities must add up to 1 (to within 0.000001), but they add up to 1.5."
+    ]
     assert not Forecast.objects.exists()
     post(owner_client, agent, question, option_0="0.2", option_1="0.3", option_2="0.5")
     assert Forecast.objects.get().prediction == {"probabilities": {"Red": 0.2, "Green": 0.3, "Blue": 0.5}}
@@ -112,9 +117,13 @@ def test_quantity_interval_and_quantiles(owner_client: Client, agent: Agent) -> 
     reversed_interval = post(
         owner_client, agent, question, quantity_mode="interval", interval_low="9", interval_high="3"
     )
-    assert field_errors(reversed_interval, "interval_low") == ["lower end 9 is above upper end 3 (need lo <= hi)"]
+    assert field_errors(reversed_interval, "interval_low") == [
+        "The interval must not have its lower end above its upper end, got 9 above 3."
+    ]
     bad_line = post(owner_client, agent, question, quantity_mode="quantiles", quantiles="0.1 40")
-    assert field_errors(bad_line, "quantiles") == ['Line 1: write "level: value", e.g. "0.5: 55".']
+    assert field_errors(bad_line, "quantiles") == [
+        'The quantiles (USD) must have one "level: value" per line, e.g. "0.5: 55"; line 1 has not.'
+    ]
     post(owner_client, agent, question, quantity_mode="quantiles", quantiles="0.1: 40\n0.5: 55\n0.9: 70")
     assert Forecast.objects.get().prediction == {"quantiles": {"0.1": 40.0, "0.5": 55.0, "0.9": 70.0}}
     post(owner_client, agent, question, quantity_mode="value", value="12.5")
@@ -125,7 +134,7 @@ def test_timeframe_period_at_granularity(owner_client: Client, agent: Agent) -> 
     question = QuestionFactory(type=Question.Type.TIMEFRAME, granularity=Question.Granularity.QUARTER)
     wrong = post(owner_client, agent, question, period="2026-07")
     expected = service_messages(agent, question, prediction={"period": "2026-07"})["prediction.period"]
-    assert field_errors(wrong, "period") == expected
+    assert field_errors(wrong, "period") == [f"The period {expected[0]}."]
     assert "2026-Q3" in expected[0] or "YYYY-Qn" in expected[0] or "Q" in expected[0]
     post(owner_client, agent, question, period="2026-Q3")
     assert Forecast.objects.get().prediction == {"period": "2026-Q3"}
@@ -135,7 +144,7 @@ def test_relation_codes_json_and_text(owner_client: Client, agent: Agent) -> Non
     question = QuestionFactory(type=Question.Type.RELATION, subject="USA", object="CHN")
     wrong_parent = post(owner_client, agent, question, relations='{"04": ["042", "190"]}')
     errors = field_errors(wrong_parent, "relations")
-    assert len(errors) == 1 and errors[0].startswith("prediction.relations.04[1]: ") and "'190'" in errors[0]
+    assert errors == ["Second-level code 2 under 04 is CAMEO code '190', which belongs under '19', not under '04'."]
     post(owner_client, agent, question, relations="04: 042, 043\n19:")
     assert Forecast.objects.get().prediction == {"relations": {"04": ["042", "043"], "19": []}}
 
@@ -144,7 +153,7 @@ def test_open_ended_events_or_answer(owner_client: Client, agent: Agent) -> None
     question = QuestionFactory(type=Question.Type.OPEN_ENDED)
     both = post(owner_client, agent, question, events="A happens", answer="Yes because")
     assert form_errors(both) == [
-        'prediction: give exactly one of events or answer: {"events": ["...", ...]} or {"answer": "..."}'
+        "The forecast must give exactly one of events (a list) or answer (a text), not both or neither."
     ]
     post(owner_client, agent, question, events="Talks resume\n\nA ceasefire is signed\n")
     assert Forecast.objects.get().prediction == {"events": ["Talks resume", "A ceasefire is signed"]}
@@ -163,18 +172,18 @@ def test_sources_rationale_and_graph(owner_client: Client, agent: Agent) -> None
         graph_edges='[{"source": "a", "target": "b", "relation": "Causes"}, {"source": "b", "target": "a", "relation": "Sparks"}]',
     )
     assert field_errors(cycle, "sources") == [
-        "sources[1]: 'not a url' is neither an article id nor a valid http(s) URL"
+        "Source 2 (line 2) must be an article id or a valid http(s) URL, got 'not a url'."
     ]
     assert field_errors(cycle, "graph_events") == [
-        "graph.events[1].date: 'March' is not an ISO 8601 date (YYYY-MM-DD) or date-time"
+        "Graph event 2's date must be an ISO 8601 date (YYYY-MM-DD) or date-time, got 'March'."
     ]
     edge_errors = field_errors(cycle, "graph_edges")
-    assert any(e.startswith("graph.edges[1].relation: 'Sparks' is not a relation type") for e in edge_errors)
-    assert "the graph must not contain a cycle: a -> b -> a" in edge_errors
+    assert any(e.startswith("Graph edge 2's relation must be a relation type, one of Causes") for e in edge_errors)
+    assert "The graph's edges must not form a cycle: a -> b -> a." in edge_errors
     assert not Forecast.objects.exists()
 
     not_json = post(owner_client, agent, question, probability="0.6", graph_events="[{", graph_edges="")
-    assert field_errors(not_json, "graph_events")[0].startswith("Not valid JSON:")
+    assert field_errors(not_json, "graph_events")[0].startswith("The graph's events box is not valid JSON:")
 
     post(
         owner_client,
@@ -196,7 +205,7 @@ def test_closed_question_is_refused_with_service_message(owner_client: Client, a
     question = QuestionFactory(status=Question.Status.CLOSED)
     response = post(owner_client, agent, question, probability="0.5")
     assert form_errors(response) == [
-        f"question {question.pk} is closed; live questions accept forecasts only while open"
+        f"Question {question.pk} is closed; live questions accept forecasts only while open."
     ]
     assert not Forecast.objects.exists()
 
@@ -210,9 +219,13 @@ def test_replay_question_needs_the_session_the_form_opens(owner_client: Client, 
         resolve_by=datetime(2025, 3, 1, tzinfo=UTC),
     )
     page = owner_client.get(form_url(agent, question)).content.decode()
-    assert "Open replay session" in page
+    # No forecast fields before the session exists: they would only fail.
+    assert "Open replay session" in page and 'id="forecast-form"' not in page and 'id="session-first"' in page
     no_session = post(owner_client, agent, question, probability="0.4")
-    assert field_errors(no_session, "session")[0].startswith(f"replay question {question.pk} needs your replay session")
+    assert no_session.status_code == 302
+    told = owner_client.get(no_session["Location"]).content.decode()
+    assert "Open the replay session first: it fixes the simulated date your forecast is made at." in told
+    assert "/api/v1/replays/" not in told
     assert not Forecast.objects.exists()
 
     opened = owner_client.post(form_url(agent, question), {"action": "open_session"})
@@ -251,7 +264,7 @@ def test_agents_of_other_teams_and_drafts_are_not_reachable(
     assert owner_client.post(form_url(rival_agent, question), {"probability": "0.5"}).status_code == 404
     draft = QuestionFactory(status=Question.Status.DRAFT, title="Secret draft")
     page = owner_client.get(form_url(agent, draft)).content.decode()
-    assert f"Unknown question &#x27;{draft.pk}&#x27;" in page and "Secret draft" not in page
+    assert f"The question &#x27;{draft.pk}&#x27; does not exist" in page and "Secret draft" not in page
     assert not Forecast.objects.exists()
 
 

@@ -56,7 +56,7 @@ def test_owner_adds_member_and_unknown_user_is_a_clear_error(owner: Any, team: T
     url = reverse("leaderboard:team_member_add", args=[team.slug])
     unknown = client.post(url, {"username": "nobody"})
     assert unknown.status_code == 200
-    assert "No user named &#x27;nobody&#x27;" in unknown.content.decode()
+    assert "No one has the username &#x27;nobody&#x27;" in unknown.content.decode()
     assert client.post(url, {"username": "newcomer"}).status_code == 302
     assert team.members.filter(username="newcomer").exists()
     again = client.post(url, {"username": "newcomer"})

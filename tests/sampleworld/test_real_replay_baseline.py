@@ -23,7 +23,7 @@ def test_the_baseline_table_in_one_command(tmp_path: Path) -> None:
     assert "always-half: {201: 3}" in out  # the binary and multiple-choice questions
     assert "reference-offline: {201: 4}" in out
     assert "4 real replay questions (2 binary, 1 multiple choice, 1 quantity)" in out
-    assert "| agent | forecasts | Brier (binary, choice) | accuracy | SrcP | SrcR | leaks | KER (n) |" in out
+    assert "| agent | forecasts | Brier (binary, choice) | accuracy | SrcP | source recall | leaks | KER (n) |" in out
     rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
     assert rows["reference-offline"].split("|")[2].strip() == "4"
     # 0.25, 0.25 and, on three options, half the summed 2/3; a forecast at 0.5 or a uniform vector

@@ -235,13 +235,14 @@ def grade_and_rank(*, log: Any, publish_replays: bool, graded_since: int | None 
             built += hindsight_build(question_id=qid) is not None
     for qid, _ in resolved:
         grade_question(question_id=qid)
-    published = 0
+    published: Counter[str] = Counter()
     if publish_replays:
         for question in Question.objects.filter(
             track=Question.Track.REPLAY, status=Question.Status.RESOLVED, outcome_published_at=None
         ).exclude(origin=Question.Origin.IMPORTED):
             question_publish_outcome(question=question)
-            published += 1
+            # The sample world's own, and the real ones the demo kept on offer (written from the archive).
+            published["real" if question.origin == Question.Origin.ARCHIVE else "sample"] += 1
     graded = Grade.objects.filter(pk__gt=graded_since).values("forecast").distinct().count()
     graphs = HindsightGraph.objects.filter(is_current=True)
     log(
@@ -250,7 +251,10 @@ def grade_and_rank(*, log: Any, publish_replays: bool, graded_since: int | None 
         f"{Grade.objects.filter(is_current=True).count()} current grades"
     )
     if published:
-        log(f"    published the outcomes of {published} sample replay questions (as staff would)")
+        parts = [f"{published['sample']} sample"] if published["sample"] else []
+        if published["real"]:
+            parts.append(f"{published['real']} real")
+        log(f"    published the outcomes of {' and '.join(parts)} replay questions (as staff would)")
     log("    Ranking: rebuilding the standings")
     call_command("rebuild_standings", stdout=IndentedOutput(log))
 
