@@ -29,7 +29,7 @@ from endpoints.models import AgentEndpoint, Delivery, DeliveryAttempt
 from ingestion.models import Question
 from leaderboard.models import Agent
 from leaderboard.selectors.agent_access import AccessRefusal, agent_access_refusal, memberships_of
-from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
+from leaderboard.selectors.questions import replay_not_offered
 from leaderboard.services.errors import ForecastConflict, NotFound
 from leaderboard.services.replay_sessions import replay_session_open
 
@@ -61,9 +61,7 @@ def question_not_accepting(*, question: Question, now: datetime) -> str | None:
         if now >= question.close_at:
             return f"question {question.pk} stopped taking forecasts at {question.close_at.isoformat()}"
         return None
-    if question.status not in REPLAY_OFFERED_STATUSES:
-        return f"replay question {question.pk} is {question.status} and not offered on the replay track"
-    return None
+    return replay_not_offered(question, what="deliveries")
 
 
 def endpoint_access_refusal(*, endpoint: AgentEndpoint, agent: Agent) -> AccessRefusal | None:

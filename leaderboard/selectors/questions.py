@@ -16,9 +16,24 @@ from ingestion.services.sources import SAMPLE_WORLD_OPTION
 from leaderboard.models import Forecast, Grade
 
 # A replay question opens sessions and takes forecasts while its status is one of these and its
-# outcome is unpublished: resolved, closed while staff have un-resolved it for review, or annulled
-# (an annulled question looks like any other until its outcome is published).
-REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED, Question.Status.ANNULLED)
+# outcome is unpublished: resolved, or closed while staff have un-resolved it for review. An annulled
+# one takes none (its forecasts could only ever be void); it still reads "resolved" until its
+# outcome is published, and its refusal says only that it was withdrawn from the replay track.
+REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED)
+
+
+def replay_not_offered(question: Question, *, what: str) -> str | None:
+    """Why a replay question opens no new session or takes no forecast (``what``), or None."""
+    if question.outcome_published_at is not None:
+        return (
+            f"replay question {question.pk}'s outcome was published at "
+            f"{question.outcome_published_at.isoformat()}; it takes no more {what}"
+        )
+    if question.status == Question.Status.ANNULLED:
+        return f"replay question {question.pk} was withdrawn from the replay track; it takes no more {what}"
+    if question.status not in REPLAY_OFFERED_STATUSES:
+        return f"replay question {question.pk} is {question.public_status} and not offered on the replay track"
+    return None
 
 
 def replay_offered_q(prefix: str = "") -> Q:
