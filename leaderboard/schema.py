@@ -27,8 +27,9 @@ COMMON_ERRORS = {
     "surrogate, which no database column can store (code `invalid_text`).",
     "401": "The Authorization header holds no active agent token (unknown or revoked), or the endpoint needs one.",
     "403": "The token is genuine but the agent's access has ended: code `agent_retired` (the agent was retired), "
-    "`owner_deactivated` (the account of the person who created the token is deactivated) or `not_a_member` "
-    "(that person left the agent's team); the message says which. The agent's past forecasts and grades stay.",
+    "`owner_deleted` (the account of the person who created the token was deleted), `owner_deactivated` (that "
+    "account is deactivated) or `not_a_member` (that person left the agent's team); the message says which. "
+    "The agent's past forecasts and grades stay.",
     "406": "The Accept header names no media type the API answers in (application/json).",
     "429": "Over the rate limit: retry after the Retry-After header's seconds.",
     "503": (

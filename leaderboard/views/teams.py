@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.forms import AgentForm, MemberAddForm, TeamForm, TokenForm
 from leaderboard.models import Agent, ApiToken, Membership, Team
+from leaderboard.selectors.agent_access import token_access_refusals
 from leaderboard.selectors.teams import membership_get, team_member_list, team_visible_to, token_list
 from leaderboard.services.teams import (
     agent_create,
@@ -154,6 +155,8 @@ def agent_edit(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse
 def agent_detail(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse:
     access = _team_access(request, slug)
     agent = _agent(access, agent_slug)
+    tokens = list(token_list(agent=agent))
+    ended = token_access_refusals(agent=agent, tokens=tokens)
     return render(
         request,
         "leaderboard/agent_detail.html",
@@ -161,7 +164,7 @@ def agent_detail(request: HttpRequest, slug: str, agent_slug: str) -> HttpRespon
             "team": access.team,
             "access": access,
             "agent": agent,
-            "tokens": token_list(agent=agent),
+            "tokens": [(t, ended.get(t.pk)) for t in tokens],
             "token_form": TokenForm(),
             "recent_forecasts": agent.forecasts.select_related("question")[:10],
         },
