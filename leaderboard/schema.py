@@ -80,10 +80,19 @@ class ClosedInputSerializerExtension(OpenApiSerializerExtension):
 
 
 def _bound_batch_body(operation: dict[str, Any]) -> None:
+    """The batch takes a list of 1 to MAX_BATCH_ITEMS items of any kind: each is answered on its own
+    (an item that is no valid forecast body gets its own 400 among the results, the others are stored),
+    so the item schema describes what to send without making the batch refuse a list that breaks it."""
     if operation.get("operationId") != "forecasts_batch":
         return
     for media in operation.get("requestBody", {}).get("content", {}).values():
-        media["schema"].update(minItems=1, maxItems=MAX_BATCH_ITEMS)
+        schema = media["schema"]
+        schema.update(minItems=1, maxItems=MAX_BATCH_ITEMS)
+        schema["items"] = {
+            "description": "A forecast body as POST /api/v1/forecasts/ takes it. An item that is not one is answered "
+            "in the results with status 400 and its error; the other items are stored.",
+            "anyOf": [schema["items"], {}],
+        }
 
 
 def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
