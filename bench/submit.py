@@ -93,12 +93,13 @@ def setup(n_agents: int, n_questions: int) -> tuple[list[str], list[int], list[i
     logging.getLogger("httpx").setLevel(logging.WARNING)
     call_command("migrate", verbosity=0, interactive=False)
     from ingestion.models import Question
+    from leaderboard.models import ApiToken
     from leaderboard.services.teams import agent_create, team_create, token_create
 
     run = uuid.uuid4().hex[:8]
     team = team_create(name=f"Bench {run}", owner=None)
     agents = [agent_create(team=team, name=f"bench-{run}-{i}", model_name="bench") for i in range(n_agents)]
-    keys = [token_create(agent=a).key for a in agents]
+    keys = [token_create(agent=a, issued_by=ApiToken.IssuedBy.COMMAND).key for a in agents]
     now = datetime.now(UTC)
     questions = Question.objects.bulk_create(
         [

@@ -24,12 +24,12 @@ from rest_framework import exceptions
 from endpoints.addresses import AddressRefused, endpoint_addresses_vetted
 from endpoints.models import AgentEndpoint, Delivery, DeliveryAttempt
 from endpoints.secret_box import SecretUnavailable, secret_decrypt
+from endpoints.selectors import endpoint_access_refusal
 from endpoints.services.deliveries import (
     AttemptResult,
     ClaimedDelivery,
     delivery_attempt_record,
     delivery_claim,
-    endpoint_access_refusal,
 )
 from endpoints.signatures import signed_headers
 from endpoints.transport import HttpExchange, post_signed
@@ -114,10 +114,10 @@ def _store_answer(*, delivery: Delivery, answer: dict[str, Any], base: AttemptRe
             return _refused(base, f"the answer was refused: {name}: this delivery {wanted}")
     # Access may have ended while the endpoint was thinking: then its answer is not stored.
     agent = Agent.objects.filter(pk=delivery.agent_id).first()
+    if agent is None:  # the agent's team was deleted, and the agent with it
+        return _refused(base, f"the answer was refused: agent {delivery.agent.slug!r} no longer exists")
     endpoint = AgentEndpoint.objects.filter(agent_id=delivery.agent_id).first()
-    refusal = (
-        endpoint_access_refusal(endpoint=endpoint, agent=agent) if agent is not None and endpoint is not None else None
-    )
+    refusal = endpoint_access_refusal(endpoint=endpoint, agent=agent) if endpoint is not None else None
     if refusal is not None:
         return _refused(base, f"the answer was refused (403 {refusal.code}): {refusal.message}")
     # The platform's key: one delivery stores at most one forecast, whatever the agent sends.

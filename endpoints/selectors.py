@@ -1,14 +1,24 @@
-"""Reads: which deliveries are due, an agent's endpoint and delivery log."""
+"""Reads: which deliveries are due, an agent's endpoint, whether it still works, and its delivery log."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Prefetch, QuerySet
 
 from endpoints.models import AgentEndpoint, Delivery, DeliveryAttempt
 from leaderboard.models import Agent
+from leaderboard.selectors.agent_access import AccessRefusal, agent_access_refusal
+
+
+def endpoint_access_refusal(*, endpoint: AgentEndpoint, agent: Agent) -> AccessRefusal | None:
+    """Why the platform may no longer deliver to this endpoint (the agent is retired, or whoever
+    registered it was deleted, deactivated or left the team), or None: the access rule tokens follow.
+    A person always registers an endpoint, so one without ``created_by`` lost its registrant."""
+    holder = get_user_model().objects.filter(pk=endpoint.created_by_id).first() if endpoint.created_by_id else None
+    return agent_access_refusal(agent=agent, holder=holder, credential="endpoint", holder_deleted=holder is None)
 
 
 def endpoint_for_agent(*, agent: Agent) -> AgentEndpoint | None:

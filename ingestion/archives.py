@@ -19,15 +19,16 @@ One JSON object per line (docs/operations.md, "News archives")::
 
 from __future__ import annotations
 
-import gzip
 import json
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import quote
 
+from common.storable import MAX_JSON_DEPTH, unstorable_part
 from ingestion.canonical import InvalidURL, canonical_url
 
 REQUIRED_FIELDS = ("id", "published_at", "title", "url", "source")
@@ -101,9 +102,27 @@ def _text(line: dict[str, Any], key: str, *, required: bool = True) -> str:
         if required:
             raise RejectedLine(f"missing {key}", f"no {key}")
         return ""
-    if not isinstance(value, str | int) or isinstance(value, bool):
-        raise RejectedLine(f"invalid {key}", f"{key} must be a string")
-    return str(value).strip()
+    if not isinstance(value, str):
+        # A number is not taken for text: an id 7 and an id "7" would be one item, 1e3 and 1000 too.
+        raise RejectedLine(f"invalid {key}", f"{key} must be a string, got {_kind(value)} ({_clip(value)})")
+    return value.strip()
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _clip(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
 
 
 def article_url(url: str, external_id: str) -> str:
@@ -117,12 +136,26 @@ def parse_line(
     raw: str | bytes, *, now: datetime, default_license: str = "", allow_unlicensed: bool = False
 ) -> ArchiveItem:
     """Read one line of an archive; raises RejectedLine naming the problem."""
+    if not raw.strip():
+        raise RejectedLine("empty line", "an empty line (each line holds one JSON object)")
     try:
-        line = json.loads(raw)
+        # NaN and Infinity are Python's, not JSON's: no database's JSON column takes them.
+        line = json.loads(raw, parse_constant=_not_json)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RejectedLine("bad JSON", f"not valid JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+    except ValueError as exc:
+        raise RejectedLine("bad JSON", f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise RejectedLine("too deeply nested", f"nested more than {MAX_JSON_DEPTH} levels deep") from None
     if not isinstance(line, dict):
         raise RejectedLine("bad JSON", "not a JSON object")
+    unstorable = unstorable_part(line)
+    if unstorable is not None:
+        # Rejected, not cleaned: the archive's text is evidence and is kept as written or not at all.
+        where = unstorable.path or "the line"
+        if unstorable.too_deep:
+            raise RejectedLine("too deeply nested", f"{where} {unstorable.problem}")
+        raise RejectedLine("unstorable text", f"{where} {unstorable.problem}; no database can store it")
     external_id = _text(line, "id")
     if len(external_id) > MAX_ID:
         raise RejectedLine("invalid id", f"id longer than {MAX_ID} characters")
@@ -155,8 +188,83 @@ def parse_line(
     )
 
 
+class ArchiveReadError(Exception):
+    """The file could not be read to its end; the lines before the damage were all yielded first.
+    ``unread_bytes``: how much of the file (as stored, compressed or not) was left unread."""
+
+    def __init__(self, message: str, *, unread_bytes: int) -> None:
+        super().__init__(message)
+        self.unread_bytes = unread_bytes
+
+
+READ_CHUNK = 1 << 20
+
+
 def archive_lines(path: Path) -> Iterator[bytes]:
-    """The file's lines, one at a time (a ``.gz`` file is decompressed as it is read)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as handle:
-        yield from handle
+    """The file's lines, one at a time (a ``.gz`` file is decompressed as it is read, and may hold
+    several gzip members). A file that cannot be read to its end (a ``.gz`` cut short or damaged, a
+    read error) yields every line before the damage, the last of them possibly cut off, then raises
+    ArchiveReadError saying what happened and how many of the file's bytes were left unread."""
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        chunks = _chunks(handle, size)
+        if path.suffix == ".gz":
+            chunks = _gunzipped(chunks, size)
+        pending = b""
+        try:
+            for chunk in chunks:
+                lines = (pending + chunk).split(b"\n")
+                pending = lines.pop()
+                for line in lines:
+                    yield line + b"\n"
+        except ArchiveReadError:
+            if pending:
+                yield pending
+            raise
+        if pending:
+            yield pending
+
+
+def _chunks(handle: BinaryIO, size: int) -> Iterator[bytes]:
+    while True:
+        start = handle.tell()
+        try:
+            chunk = handle.read(READ_CHUNK)
+        except OSError as exc:
+            raise ArchiveReadError(f"the file could not be read on ({exc})", unread_bytes=size - start) from exc
+        if not chunk:
+            return
+        yield chunk
+
+
+def _gunzipped(chunks: Iterator[bytes], size: int) -> Iterator[bytes]:
+    """The decompressed data of consecutive gzip members, as ``gzip`` reads them, checked to the end
+    (each piece at most ``READ_CHUNK`` bytes, whatever the compression ratio)."""
+    decompressor = zlib.decompressobj(wbits=31)
+    read = 0
+    started = False  # whether the current member has begun (a file may end between members)
+    for chunk in chunks:
+        read += len(chunk)
+        while chunk:
+            if not started and not chunk.startswith(b"\x1f\x8b"[: len(chunk)]):
+                if not chunk.strip(b"\x00"):
+                    break  # zero padding after the last member, as gzip allows
+                unread = size - read + len(chunk)
+                raise ArchiveReadError("data after the last gzip member is not gzip", unread_bytes=unread)
+            started = True
+            try:
+                data = decompressor.decompress(chunk, READ_CHUNK)
+            except zlib.error as exc:
+                unread = size - read + len(chunk)
+                raise ArchiveReadError(f"the gzip data is damaged ({exc})", unread_bytes=unread) from exc
+            if data:
+                yield data
+            if decompressor.eof:
+                chunk = decompressor.unused_data
+                decompressor, started = zlib.decompressobj(wbits=31), False
+            else:
+                chunk = decompressor.unconsumed_tail
+    if started:
+        raise ArchiveReadError(
+            "the gzip data ends before its end-of-stream marker: the file is cut short", unread_bytes=0
+        )

@@ -301,9 +301,10 @@ class Question(models.Model):
 
 
 # A replay question opens sessions and takes forecasts while its status is one of these and its
-# outcome is unpublished: resolved, closed while staff have un-resolved it for review, or annulled
-# (an annulled question looks like any other until its outcome is published).
-REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED, Question.Status.ANNULLED)
+# outcome is unpublished: resolved, or closed while staff have un-resolved it for review. An annulled
+# one takes none (its forecasts could only ever be void); it still reads "resolved" until its outcome
+# is published, and its refusal says only that it was withdrawn from the replay track.
+REPLAY_OFFERED_STATUSES: Final = (Question.Status.RESOLVED, Question.Status.CLOSED)
 OPEN_FOR_REPLAY: Final = "Open for replay"
 
 

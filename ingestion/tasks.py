@@ -61,7 +61,12 @@ def import_archive_again(source_id: int) -> dict[str, object]:
         report = archive_reimport(source=source, now=timezone.now())
     except OSError as exc:
         return {"source_id": source_id, "error": str(exc)}
-    return {"source_id": source_id, "summary": report.summary(), "problems": report.problems[:20]}
+    return {
+        "source_id": source_id,
+        "summary": report.summary(),
+        "problems": report.problems[:20],
+        "stopped": report.stopped,
+    }
 
 
 def import_archives_again(sources: QuerySet[Source]) -> list[str]:

@@ -76,6 +76,11 @@ class TeamAdmin(admin.ModelAdmin):
             .annotate(n_members=Count("memberships", distinct=True), n_agents=Count("agents", distinct=True))
         )
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Deleting a team deletes its agents, with their forecasts and grades: retire them instead.
+        # A team without agents (created by mistake) may go.
+        return obj is not None and not obj.agents.exists() and super().has_delete_permission(request, obj)
+
     @admin.display(ordering="n_members")
     def members(self, obj: Any) -> int:
         return int(obj.n_members)
@@ -87,7 +92,7 @@ class TeamAdmin(admin.ModelAdmin):
 
 class TokenInline(ReadOnlyInline):
     model = ApiToken
-    fields = ("prefix", "name", "created_by", "created_at", "last_used_at", "revoked_at")
+    fields = ("prefix", "name", "issued_by", "created_by", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     show_change_link = False
 
@@ -173,10 +178,10 @@ class AgentAdmin(admin.ModelAdmin):
 class ApiTokenAdmin(admin.ModelAdmin):
     """Prefix, owner and use of each token; the hash is never shown. Revoking is the only change."""
 
-    list_display = ("prefix", "agent", "name", "created_by", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("revoked_at",)
+    list_display = ("prefix", "agent", "name", "issued_by", "created_by", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("issued_by", "revoked_at")
     search_fields = ("prefix", "name", "agent__name", "agent__team__name")
-    fields = ("prefix", "agent", "name", "created_by", "created_at", "last_used_at", "revoked_at")
+    fields = ("prefix", "agent", "name", "issued_by", "created_by", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     actions = ("revoke",)
 

@@ -11,7 +11,7 @@ from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
 from leaderboard.models import Agent, ApiToken, Membership
-from leaderboard.selectors.agent_access import AccessRefusal, agent_access_refusal
+from leaderboard.selectors.agent_access import AccessRefusal, agent_access_refusal, token_creator_deleted
 from leaderboard.services.teams import hash_token
 
 
@@ -55,8 +55,8 @@ def _active_token(key: str) -> ApiToken | None:
 
 
 class AccessEndedError(exceptions.PermissionDenied):
-    """403: the token is genuine, but the agent's access has ended (retired agent, deactivated or
-    departed creator); the code and message say which."""
+    """403: the token is genuine, but the agent's access has ended (retired agent, deleted,
+    deactivated or departed creator); the code and message say which."""
 
     def __init__(self, refusal: AccessRefusal) -> None:
         super().__init__(refusal.message, code=refusal.code)
@@ -82,6 +82,7 @@ class AgentTokenAuthentication(authentication.BaseAuthentication):
             agent=token.agent,
             holder=token.created_by,
             holder_is_member=getattr(token, "creator_is_member", None),
+            holder_deleted=token_creator_deleted(token),
         )
         if refusal is not None:
             raise AccessEndedError(refusal)

@@ -76,7 +76,7 @@ def baselines_ensure() -> dict[str, str]:
             token_revoke(token=old)
         if agent.retired_at is not None:
             continue
-        keys[spec.name] = token_create(agent=agent, name=RUNNER_TOKEN_NAME).key
+        keys[spec.name] = token_create(agent=agent, name=RUNNER_TOKEN_NAME, issued_by=ApiToken.IssuedBy.PLATFORM).key
     return keys
 
 

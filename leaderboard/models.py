@@ -92,12 +92,24 @@ class AgentCutoffChange(models.Model):
 
 
 class ApiToken(models.Model):
-    """An agent's API key: shown once, stored as a SHA-256 hash, identified by its prefix."""
+    """An agent's API key: shown once, stored as a SHA-256 hash, identified by its prefix.
+
+    ``issued_by`` says what made it, for good: a person (``created_by``; when that account is
+    deleted, ``created_by`` becomes empty and the token stops working), the command line
+    (``create_agent`` without ``--owner``) or the platform (its baseline agents). A token made by
+    no person never has a ``created_by``, so the two cannot be mistaken for each other.
+    """
+
+    class IssuedBy(models.TextChoices):
+        PERSON = "person", "A person"
+        COMMAND = "command", "The command line"
+        PLATFORM = "platform", "The platform"
 
     agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="tokens")
     name = models.CharField(max_length=100, blank=True)
     prefix = models.CharField(max_length=12, unique=True)
     key_hash = models.CharField(max_length=64, unique=True)
+    issued_by = models.CharField(max_length=10, choices=IssuedBy.choices, default=IssuedBy.PERSON)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
@@ -105,6 +117,11 @@ class ApiToken(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(issued_by="person") | Q(created_by__isnull=True), name="apitoken_no_person_no_creator"
+            )
+        ]
 
 
 class ReplaySession(models.Model):

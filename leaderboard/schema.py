@@ -27,8 +27,9 @@ COMMON_ERRORS = {
     "surrogate, which no database column can store (code `invalid_text`).",
     "401": "The Authorization header holds no active agent token (unknown or revoked), or the endpoint needs one.",
     "403": "The token is genuine but the agent's access has ended: code `agent_retired` (the agent was retired), "
-    "`owner_deactivated` (the account of the person who created the token is deactivated) or `not_a_member` "
-    "(that person left the agent's team); the message says which. The agent's past forecasts and grades stay.",
+    "`owner_deleted` (the account of the person who created the token was deleted), `owner_deactivated` (that "
+    "account is deactivated) or `not_a_member` (that person left the agent's team); the message says which. "
+    "The agent's past forecasts and grades stay.",
     "406": "The Accept header names no media type the API answers in (application/json).",
     "429": "Over the rate limit: retry after the Retry-After header's seconds.",
     "503": (
@@ -79,10 +80,19 @@ class ClosedInputSerializerExtension(OpenApiSerializerExtension):
 
 
 def _bound_batch_body(operation: dict[str, Any]) -> None:
+    """The batch takes a list of 1 to MAX_BATCH_ITEMS items of any kind: each is answered on its own
+    (an item that is no valid forecast body gets its own 400 among the results, the others are stored),
+    so the item schema describes what to send without making the batch refuse a list that breaks it."""
     if operation.get("operationId") != "forecasts_batch":
         return
     for media in operation.get("requestBody", {}).get("content", {}).values():
-        media["schema"].update(minItems=1, maxItems=MAX_BATCH_ITEMS)
+        schema = media["schema"]
+        schema.update(minItems=1, maxItems=MAX_BATCH_ITEMS)
+        schema["items"] = {
+            "description": "A forecast body as POST /api/v1/forecasts/ takes it. An item that is not one is answered "
+            "in the results with status 400 and its error; the other items are stored.",
+            "anyOf": [schema["items"], {}],
+        }
 
 
 def add_common_errors(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:

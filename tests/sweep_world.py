@@ -92,7 +92,7 @@ def build_sweep_world() -> SweepWorld:
     rival_team = team_create(name="Rivals", owner=UserFactory(username="rival"))
     agent = agent_create(team=team, name=LONG_AGENT, model_name="m", knowledge_cutoff=date(2025, 1, 1))
     rival = agent_create(team=rival_team, name="Rival agent", model_name="m", knowledge_cutoff=date(2025, 1, 1))
-    token_create(agent=agent)
+    token_create(agent=agent, issued_by="command")
     team_add_member(team=rival_team, user=staff)
 
     # The binary question with a news corpus and a built hindsight graph.

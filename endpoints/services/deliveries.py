@@ -19,17 +19,17 @@ from datetime import datetime, timedelta
 from typing import TypeVar
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, OperationalError, connections, transaction
 from django.db.models import F
 from django.utils import timezone
 
 from endpoints.models import AgentEndpoint, Delivery, DeliveryAttempt
+from endpoints.selectors import endpoint_access_refusal
 from ingestion.models import Question
 from leaderboard.models import Agent
-from leaderboard.selectors.agent_access import AccessRefusal, agent_access_refusal, memberships_of
-from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
+from leaderboard.selectors.agent_access import agent_access_refusal, memberships_of
+from leaderboard.selectors.questions import replay_not_offered
 from leaderboard.services.errors import ForecastConflict, NotFound
 from leaderboard.services.replay_sessions import replay_session_open
 
@@ -61,16 +61,7 @@ def question_not_accepting(*, question: Question, now: datetime) -> str | None:
         if now >= question.close_at:
             return f"question {question.pk} stopped taking forecasts at {question.close_at.isoformat()}"
         return None
-    if question.status not in REPLAY_OFFERED_STATUSES:
-        return f"replay question {question.pk} is {question.status} and not offered on the replay track"
-    return None
-
-
-def endpoint_access_refusal(*, endpoint: AgentEndpoint, agent: Agent) -> AccessRefusal | None:
-    """Why the platform may no longer deliver to this endpoint (the agent is retired, or whoever
-    registered it was deactivated or left the team), or None: the access rule tokens follow."""
-    holder = get_user_model().objects.filter(pk=endpoint.created_by_id).first() if endpoint.created_by_id else None
-    return agent_access_refusal(agent=agent, holder=holder, credential="endpoint")
+    return replay_not_offered(question, what="deliveries")
 
 
 @transaction.atomic
@@ -143,7 +134,11 @@ def deliveries_offer_live(
         e.agent_id
         for e in endpoints
         if agent_access_refusal(
-            agent=e.agent, holder=e.created_by, holder_is_member=(e.agent.team_id, e.created_by_id) in members
+            agent=e.agent,
+            holder=e.created_by,
+            holder_is_member=(e.agent.team_id, e.created_by_id) in members,
+            holder_deleted=e.created_by is None,
+            credential="endpoint",
         )
         is None
     ]

@@ -54,10 +54,11 @@ def endpoint_register(
     url: str,
     max_concurrency: int | None = None,
     offer_live: bool = True,
-    created_by: AbstractBaseUser | None = None,
+    created_by: AbstractBaseUser,
     now: datetime | None = None,
 ) -> IssuedSecret:
-    """Register the agent's endpoint with a new signing secret (returned once)."""
+    """Register the agent's endpoint with a new signing secret (returned once). A person registers
+    it: deliveries stop when that person's account is deleted or deactivated, or they leave the team."""
     now = now or timezone.now()
     if agent.retired_at is not None:
         raise ValidationError({"url": f"{agent.name} is retired: the platform delivers nothing to it."})

@@ -7,7 +7,7 @@ from typing import Any
 from django import template
 
 from endpoints.forms import DeliveryRequestForm, EndpointForm
-from endpoints.selectors import delivery_log_for_agent, endpoint_for_agent
+from endpoints.selectors import delivery_log_for_agent, endpoint_access_refusal, endpoint_for_agent
 
 register = template.Library()
 
@@ -37,6 +37,8 @@ def agent_endpoint_section(context: template.Context) -> dict[str, Any]:
         "access": context["access"],
         "csrf_token": context.get("csrf_token"),
         "endpoint": endpoint,
+        # Why the platform no longer delivers to it (retired agent, registrant gone), or None.
+        "endpoint_ended": endpoint_access_refusal(endpoint=endpoint, agent=agent) if endpoint is not None else None,
         "endpoint_form": form or EndpointForm(),
         "delivery_form": DeliveryRequestForm(),
         "deliveries": deliveries,

@@ -12,7 +12,12 @@ polled), searchable through the evidence gateway exactly like a feed article, wi
   nothing;
 - rejects bad lines one by one, with their line number and reason, and goes on with the others
   (``RejectedLine`` reasons, and "duplicate id" for an id an earlier line of the file already had;
-  the ids seen are kept in a temporary on-disk SQLite table, not in memory).
+  the ids seen are kept in a temporary on-disk SQLite table, not in memory). A batch the database
+  refuses is stored again line by line, so a line no check foresaw is rejected alone ("not
+  storable", with the database's words) and never takes the rest of its batch with it;
+- stops only where the file stops: a file that cannot be read to its end (a ``.gz`` cut short or
+  damaged) has every line before the damage imported, and the report says where reading stopped
+  and how much of the file was left unread (``ArchiveImportReport.stopped``).
 """
 
 from __future__ import annotations
@@ -29,10 +34,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.db import reset_queries, transaction
+from django.db import DatabaseError, reset_queries, transaction
 from django.db.models import Count, Max, Min
 
-from ingestion.archives import ArchiveItem, RejectedLine, archive_lines, parse_line
+from ingestion.archives import ArchiveItem, ArchiveReadError, RejectedLine, archive_lines, parse_line
 from ingestion.canonical import normalise_for_hash
 from ingestion.models import Article, Source
 
@@ -60,6 +65,8 @@ class ArchiveImportReport:
     rejected: Counter[str] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
     sources: dict[str, int] = field(default_factory=dict)
+    # Where and why reading stopped before the end of the file (None: it was read to its end).
+    stopped: str | None = None
 
     @property
     def rejected_total(self) -> int:
@@ -67,10 +74,22 @@ class ArchiveImportReport:
 
     def summary(self) -> str:
         reasons = ", ".join(f"{n} {reason}" for reason, n in self.rejected.most_common())
-        return (
+        text = (
             f"{self.lines:,} lines: {self.added:,} added, {self.updated:,} updated, {self.unchanged:,} unchanged, "
             f"{self.rejected_total:,} rejected" + (f" ({reasons})" if reasons else "")
         )
+        return text + (f"; {self.stopped}" if self.stopped else "")
+
+
+@dataclass
+class _Stored:
+    """What storing a batch came to, applied to the report once its transaction committed."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    rejected: list[tuple[int, str, str]] = field(default_factory=list)
+    source_ids: set[int] = field(default_factory=set)
 
 
 def archive_content_hash(item: ArchiveItem) -> str:
@@ -129,6 +148,7 @@ def archive_import(
     report = ArchiveImportReport()
     say = progress or (lambda text: None)
     sources: dict[str, Source] = {}
+    touched: set[int] = set()  # the sources this import stored items of
     batch: list[tuple[int, ArchiveItem]] = []
 
     def reject(number: int, reason: str, detail: str) -> None:
@@ -138,38 +158,51 @@ def archive_import(
         if on_reject is not None:
             on_reject(number, reason, detail)
 
+    def store(items: list[tuple[int, ArchiveItem]]) -> None:
+        for stored in _store_batch_or_lines(items, sources=sources, now=now):
+            touched.update(stored.source_ids)
+            report.added += stored.added
+            report.updated += stored.updated
+            report.unchanged += stored.unchanged
+            for rejection in stored.rejected:
+                reject(*rejection)
+
     with _seen_ids() as seen:
-        for number, raw in enumerate(lines, start=1):
-            report.lines = number
-            if not raw.strip():
-                continue
-            try:
-                item = parse_line(raw, now=now, default_license=default_license, allow_unlicensed=allow_unlicensed)
-            except RejectedLine as exc:
-                reject(number, exc.reason, str(exc))
-            else:
-                key = f"{item.source}\x00{item.external_id}"
-                first = seen.first_line(key)
-                if first is not None:
-                    reject(number, "duplicate id", f"duplicate id {item.external_id!r} (first on line {first})")
+        try:
+            for number, raw in enumerate(lines, start=1):
+                report.lines = number
+                try:
+                    item = parse_line(raw, now=now, default_license=default_license, allow_unlicensed=allow_unlicensed)
+                except RejectedLine as exc:
+                    reject(number, exc.reason, str(exc))
                 else:
-                    seen.add(key, number)
-                    batch.append((number, item))
-            if len(batch) >= BATCH_LINES:
-                _store_batch(batch, sources=sources, now=now, report=report, reject=reject)
-                batch = []
-                # With DEBUG on, Django keeps the last 9,000 statements: at a batch's worth of
-                # rows each, that alone would grow to gigabytes over a large archive.
-                reset_queries()
-            if number % PROGRESS_EVERY == 0:
-                say(f"line {number:,}: {report.added:,} added, {report.updated:,} updated, "
-                    f"{report.unchanged:,} unchanged, {report.rejected_total:,} rejected")  # fmt: skip
+                    key = f"{item.source}\x00{item.external_id}"
+                    first = seen.first_line(key)
+                    if first is not None:
+                        reject(number, "duplicate id", f"duplicate id {item.external_id!r} (first on line {first})")
+                    else:
+                        seen.add(key, number)
+                        batch.append((number, item))
+                if len(batch) >= BATCH_LINES:
+                    store(batch)
+                    batch = []
+                    # With DEBUG on, Django keeps the last 9,000 statements: at a batch's worth of
+                    # rows each, that alone would grow to gigabytes over a large archive.
+                    reset_queries()
+                if number % PROGRESS_EVERY == 0:
+                    say(f"line {number:,}: {report.added:,} added, {report.updated:,} updated, "
+                        f"{report.unchanged:,} unchanged, {report.rejected_total:,} rejected")  # fmt: skip
+        except ArchiveReadError as exc:
+            unread = (
+                f"{exc.unread_bytes:,} bytes of the file left unread" if exc.unread_bytes else "nothing left unread"
+            )
+            report.stopped = f"reading stopped after line {report.lines:,}: {exc} ({unread})"
         if batch:
-            _store_batch(batch, sources=sources, now=now, report=report, reject=reject)
-    for source in sources.values():
+            store(batch)
+    for source in Source.objects.filter(pk__in=touched).order_by("name", "pk"):
         report.sources[source.name] = _describe_source(
-            source, attribution=attribution, location=location, default_license=default_license,
-            allow_unlicensed=allow_unlicensed,
+            source, report=report, now=now, attribution=attribution, location=location,
+            default_license=default_license, allow_unlicensed=allow_unlicensed,
         )  # fmt: skip
     return report
 
@@ -190,18 +223,32 @@ def _source_for(name: str, item: ArchiveItem, sources: dict[str, Source]) -> Sou
     return sources[name]
 
 
+def _store_batch_or_lines(
+    batch: list[tuple[int, ArchiveItem]], *, sources: dict[str, Source], now: datetime
+) -> Iterator[_Stored]:
+    """Store the batch in one transaction; if the database refuses it, each line in its own, so that
+    only the line it refuses is lost (rejected as "not storable", in the database's words)."""
+    try:
+        yield _store_batch(batch, sources=sources, now=now)
+        return
+    except DatabaseError:
+        sources.clear()  # a source created in the rolled-back transaction is gone again
+    for number, item in batch:
+        try:
+            yield _store_batch([(number, item)], sources=sources, now=now)
+        except DatabaseError as exc:
+            sources.clear()
+            words = " ".join(str(exc).split())[:300]
+            yield _Stored(rejected=[(number, "not storable", f"the database refused the line: {words}")])
+
+
 @transaction.atomic
-def _store_batch(
-    batch: list[tuple[int, ArchiveItem]],
-    *,
-    sources: dict[str, Source],
-    now: datetime,
-    report: ArchiveImportReport,
-    reject: Callable[[int, str, str], None],
-) -> None:
+def _store_batch(batch: list[tuple[int, ArchiveItem]], *, sources: dict[str, Source], now: datetime) -> _Stored:
+    result = _Stored()
     by_source: dict[int, list[tuple[int, ArchiveItem]]] = {}
     for number, item in batch:
         by_source.setdefault(_source_for(item.source, item, sources).pk, []).append((number, item))
+    result.source_ids.update(by_source)
     for source_id, items in by_source.items():
         stored: dict[str, dict[str, Any]] = {}
         ids = [item.external_id for _, item in items]
@@ -226,12 +273,13 @@ def _store_batch(
             elif any(row[name] != values[name] for name in COMPARED_FIELDS):
                 changed.append(Article(pk=row["pk"], fetched_at=now, **values))
             else:
-                report.unchanged += 1
-        new = _without_taken_urls(new, reject=reject)
+                result.unchanged += 1
+        new = _without_taken_urls(new, reject=lambda *rejection: result.rejected.append(rejection))
         Article.objects.bulk_create([a for _, a in new], batch_size=QUERY_CHUNK)
         Article.objects.bulk_update(changed, list(UPDATED_FIELDS), batch_size=QUERY_CHUNK)
-        report.added += len(new)
-        report.updated += len(changed)
+        result.added += len(new)
+        result.updated += len(changed)
+    return result
 
 
 def _values(item: ArchiveItem) -> dict[str, Any]:
@@ -266,10 +314,19 @@ def _without_taken_urls(
 
 
 def _describe_source(
-    source: Source, *, attribution: str, location: str, default_license: str, allow_unlicensed: bool
+    source: Source,
+    *,
+    report: ArchiveImportReport,
+    now: datetime,
+    attribution: str,
+    location: str,
+    default_license: str,
+    allow_unlicensed: bool,
 ) -> int:
     """Record the archive's span, size, licences and import settings on its source (what the site
-    shows as the item's provenance, and what the admin's re-import uses); returns its item count."""
+    shows as the item's provenance, and what the admin's re-import uses), and how the import went in
+    its health (what staff read on the sources page: a file read short is its error, rejected lines
+    its warning); returns its item count."""
     articles = Article.objects.filter(source=source)
     span = articles.aggregate(first=Min("published_at"), last=Max("published_at"), n=Count("pk"))
     licences = sorted(set(articles.exclude(license="").values_list("license", flat=True).distinct()[:20]))
@@ -284,7 +341,17 @@ def _describe_source(
         options["attribution"] = attribution
     if location:
         options.update(location=location, default_license=default_license, allow_unlicensed=allow_unlicensed)
-    Source.objects.filter(pk=source.pk).update(options=options)
+    warning = ""
+    if report.rejected_total:
+        shown = "; ".join(report.problems[:5])
+        warning = f"last import: {report.summary()}. " + shown + ("; …" if report.rejected_total > 5 else "")
+    Source.objects.filter(pk=source.pk).update(
+        options=options,
+        last_attempt_at=now,
+        last_success_at=now,
+        last_error=f"last import: {report.stopped}" if report.stopped else "",
+        last_warning=warning,
+    )
     source.options = options
     return int(span["n"])
 

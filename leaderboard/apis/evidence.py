@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ingestion.reference_data import cameo_first_level, cameo_second_level
 from ingestion.selectors.archives import source_provenance
 from ingestion.selectors.evidence import SEARCH_MAX_LIMIT
 from leaderboard.apis.common import (
@@ -117,15 +118,16 @@ ERRORS = {
         ErrorSerializer,
         description="Invalid query; the message names the parameter. Besides what the schema says: a query needs "
         "its scope, `session` (your replay session: evidence as of its simulated date) or `question` (a live "
-        "question: evidence as of now), and when both are given they must agree; event filters take real ISO "
-        "country and CAMEO codes; text may not hold a NUL character.",
+        "question: evidence as of now), and when both are given they must agree (a session of another question "
+        "is refused); text may not hold a NUL character.",
     ),
     401: ErrorSerializer,
     403: OpenApiResponse(
         ErrorSerializer,
         description="Outside what this caller may read: an evidence token used beyond its one session; a live "
         "question read as of now while your agent holds an open replay session, unless it forecasts that "
-        "question; or the agent's access has ended (code `agent_retired`, `owner_deactivated`, `not_a_member`).",
+        "question; or the agent's access has ended (code `agent_retired`, `owner_deleted`, `owner_deactivated`, "
+        "`not_a_member`).",
     ),
     404: ErrorSerializer,
     429: ErrorSerializer,
@@ -237,11 +239,13 @@ class EventsInput(ScopeInput):
     object = serializers.RegexField(
         r"^[A-Za-z]{3}$", required=False, trim_whitespace=False, help_text="ISO 3166-1 alpha-3 tail entity."
     )
-    relation = serializers.RegexField(
-        r"^[0-9]{2,3}$",
+    relation = serializers.ChoiceField(
+        choices=sorted([*cameo_first_level(), *cameo_second_level()]),
         required=False,
-        trim_whitespace=False,
         help_text="CAMEO code; a first-level (2-digit) code includes its children.",
+        error_messages={
+            "invalid_choice": "'{input}' is not a first-level (2-digit) or second-level (3-digit) CAMEO code."
+        },
     )
     start = serializers.DateField(required=False)
     end = serializers.DateField(required=False)

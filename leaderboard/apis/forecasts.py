@@ -32,6 +32,7 @@ from leaderboard.schema import MAX_BATCH_ITEMS
 from leaderboard.selectors.forecasts import forecast_current_grades, forecast_list_for_agent
 from leaderboard.selectors.grades import grade_status
 from leaderboard.services.errors import ForecastConflict, NotFound, ServiceError
+from leaderboard.services.forecast_fields import MAX_EVENTS
 from leaderboard.services.forecasts import ForecastInput, SubmitResult, forecast_submit, forecast_submit_batch
 
 
@@ -45,7 +46,34 @@ class ParsedJSONField(serializers.JSONField):
         return data
 
 
-@extend_schema_field({"type": "object", "additionalProperties": {}})
+_PROBABILITY = {"type": "number", "minimum": 0, "maximum": 1}
+# A prediction holds one of these keys and nothing else: a key outside them is refused whatever the
+# question, so the schema closes the object; which one key the question's type takes (so also that it
+# is only one), and its options, bounds and granularity, are the 400 the operation describes. The
+# schema states no maximum of one key: a tool that learns constraints from refusals (schemathesis)
+# adds up the "is required" of several question types, and with a maximum of one nothing would be left.
+PREDICTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": "Exactly one key, the one of the question's type: binary `probability`; multiple_choice "
+    "`probabilities`; quantity `value`, `interval` or `quantiles`; timeframe `period`; relation `relations`; "
+    "open_ended `events` or `answer` (see the API description).",
+    "properties": {
+        "probability": _PROBABILITY,
+        "probabilities": {"type": "object", "additionalProperties": _PROBABILITY},
+        "value": {"type": "number"},
+        "interval": {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2},
+        "quantiles": {"type": "object", "minProperties": 1, "additionalProperties": {"type": "number"}},
+        "period": {"type": "string"},
+        "relations": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        "events": {"type": "array", "minItems": 1, "maxItems": MAX_EVENTS, "items": {"type": "string"}},
+        "answer": {"type": "string"},
+    },
+    "minProperties": 1,
+    "additionalProperties": False,
+}
+
+
+@extend_schema_field(PREDICTION_SCHEMA)
 class PredictionField(ParsedJSONField):
     pass
 

@@ -14,6 +14,19 @@ from grading.models import GraphBuildAttempt, HindsightGraph
 from ingestion.models import REPLAY_OFFERED_STATUSES, SAMPLE_WORLD_OPTION, Question, Resolution
 from leaderboard.models import Forecast, Grade
 
+def replay_not_offered(question: Question, *, what: str) -> str | None:
+    """Why a replay question opens no new session or takes no forecast (``what``), or None."""
+    if question.outcome_published_at is not None:
+        return (
+            f"replay question {question.pk}'s outcome was published at "
+            f"{question.outcome_published_at.isoformat()}; it takes no more {what}"
+        )
+    if question.status == Question.Status.ANNULLED:
+        return f"replay question {question.pk} was withdrawn from the replay track; it takes no more {what}"
+    if question.status not in REPLAY_OFFERED_STATUSES:
+        return f"replay question {question.pk} is {question.public_status} and not offered on the replay track"
+    return None
+
 
 def replay_offered_q(prefix: str = "") -> Q:
     """Replay questions that open sessions and take forecasts (``prefix``: a path to the question)."""

@@ -110,7 +110,12 @@ def evidence_token_grant(*, key: str, now: datetime) -> EvidenceGrant:
     if session is None:
         raise EvidenceTokenInvalid("The replay session of this evidence token no longer exists.")
     holder = get_user_model().objects.filter(pk=holder_id).first() if holder_id is not None else None
-    refusal = agent_access_refusal(agent=session.agent, holder=holder, credential="endpoint")
+    refusal = agent_access_refusal(
+        agent=session.agent,
+        holder=holder,
+        credential="endpoint",
+        holder_deleted=holder_id is not None and holder is None,
+    )
     if refusal is not None:
         raise AccessEnded(refusal)
     return EvidenceGrant(agent=session.agent, session=session, expires_at=expires_at)

@@ -5,11 +5,12 @@ Rules (docs/design.md, Forecasts and Replay sessions):
 - Forecasts are append-only; ``received_at`` is the server clock at submission.
 - A live question takes forecasts while ``status == open`` and ``open_at <= now < close_at``, with no session.
 - A replay question takes forecasts through the agent's own replay session while it is offered on
-  the replay track: ``track == replay``, status in ``REPLAY_OFFERED_STATUSES`` (``resolved``,
-  ``closed`` while staff have un-resolved it for review, or ``annulled``: an annulled question looks
-  like any other until its outcome is published) and its outcome not yet published. Once staff
-  publish the outcome the question opens no new session and takes no forecast (409), and grading
-  never counts a forecast received at or after the publication (``counting_forecasts``).
+  the replay track: ``track == replay``, status in ``REPLAY_OFFERED_STATUSES`` (``resolved``, or
+  ``closed`` while staff have un-resolved it for review) and its outcome not yet published. Once
+  staff publish the outcome, or annul the question (it reads "withdrawn from the replay track", and
+  still shows as resolved until its outcome is published), it opens no new session and takes no
+  forecast (409), and grading never counts a forecast received at or after the publication
+  (``counting_forecasts``).
 - Idempotency: an agent's ``idempotency_key`` names one forecast. The same key with the same body
   returns the original forecast (``created=False``); with a different body it is a conflict.
 - Errors: ``NotFound`` (404), ``ForecastConflict`` (409), ``ValidationError`` (400, all fields at once).

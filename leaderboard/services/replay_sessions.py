@@ -13,23 +13,15 @@ from django.utils import timezone
 from ingestion.models import Question
 from ingestion.services.questions import SIMULATED_DATE_FRACTIONS, default_window_end
 from leaderboard.models import Agent, ReplaySession
-from leaderboard.selectors.questions import REPLAY_OFFERED_STATUSES
+from leaderboard.selectors.questions import replay_not_offered
 from leaderboard.services.errors import ForecastConflict, NotFound
 
 
 def refuse_unless_offered(question: Question, *, what: str) -> None:
     """ForecastConflict (409) naming why a replay question does not take ``what``."""
-    if question.outcome_published_at is not None:
-        raise ForecastConflict(
-            f"replay question {question.pk}'s outcome was published at "
-            f"{question.outcome_published_at.isoformat()}; it takes no more {what}",
-            field="question",
-        )
-    if question.status not in REPLAY_OFFERED_STATUSES:
-        raise ForecastConflict(
-            f"replay question {question.pk} is {question.public_status} and not offered on the replay track",
-            field="question",
-        )
+    problem = replay_not_offered(question, what=what)
+    if problem:
+        raise ForecastConflict(problem, field="question")
 
 
 def replay_simulated_at(*, question: Question) -> datetime:

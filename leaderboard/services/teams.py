@@ -208,8 +208,22 @@ class IssuedToken:
 
 @transaction.atomic
 def token_create(
-    *, agent: Agent, name: str = "", created_by: User | None = None, now: datetime | None = None
+    *,
+    agent: Agent,
+    name: str = "",
+    created_by: User | None = None,
+    issued_by: str | None = None,
+    now: datetime | None = None,
 ) -> IssuedToken:
+    """A new token for ``agent``, made by ``created_by`` or, when no person makes it, by what
+    ``issued_by`` names (``command`` or ``platform``). The difference lasts: a person's token stops
+    when their account is deleted, one made by no person only when the agent is retired."""
+    if created_by is not None:
+        if issued_by not in (None, ApiToken.IssuedBy.PERSON):
+            raise ValueError(f"a token created by a person is issued by a person, not {issued_by!r}")
+        issued_by = ApiToken.IssuedBy.PERSON
+    elif issued_by not in (ApiToken.IssuedBy.COMMAND, ApiToken.IssuedBy.PLATFORM):
+        raise ValueError("a token no person creates must say what issues it: issued_by='command' or 'platform'")
     if agent.retired_at is not None:
         raise ValidationError({"agent": f"Agent {agent.slug!r} is retired: it takes no new tokens."})
     while True:
@@ -222,6 +236,7 @@ def token_create(
         name=name,
         prefix=prefix,
         key_hash=hash_token(key),
+        issued_by=issued_by,
         created_by=created_by,
         created_at=now or timezone.now(),
     )

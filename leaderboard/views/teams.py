@@ -14,7 +14,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.forms import AgentForm, MemberAddForm, TeamForm, TokenForm
 from leaderboard.models import Agent, ApiToken, Membership, Team
-from leaderboard.selectors.agent_access import agent_access_refusal
+from leaderboard.selectors.agent_access import token_access_refusals
 from leaderboard.selectors.teams import (
     membership_get,
     team_agent_list,
@@ -158,6 +158,8 @@ def agent_edit(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse
 def agent_detail(request: HttpRequest, slug: str, agent_slug: str) -> HttpResponse:
     access = _team_access(request, slug)
     agent = _agent(access, agent_slug)
+    tokens = list(token_list(agent=agent))
+    ended = token_access_refusals(agent=agent, tokens=tokens)
     return render(
         request,
         "leaderboard/agent_detail.html",
@@ -165,8 +167,7 @@ def agent_detail(request: HttpRequest, slug: str, agent_slug: str) -> HttpRespon
             "team": access.team,
             "access": access,
             "agent": agent,
-            # Each token with why it no longer works (None: it works), by the one access rule.
-            "tokens": [(t, agent_access_refusal(agent=agent, holder=t.created_by)) for t in token_list(agent=agent)],
+            "tokens": [(t, ended.get(t.pk)) for t in tokens],
             "token_form": TokenForm(),
             "recent_forecasts": agent.forecasts.select_related("question")[:10],
         },

@@ -1,5 +1,5 @@
 """Deliveries end with access: once the agent is retired, or the person who registered its
-endpoint is deactivated or taken off the team, nothing more is delivered (waiting deliveries are
+endpoint is deleted, deactivated or taken off the team, nothing more is delivered (waiting deliveries are
 cancelled naming why, no new question is offered), the evidence tokens already handed out are
 refused, and an answer arriving after access ended is not stored."""
 
@@ -10,15 +10,16 @@ from typing import Any
 
 import httpx
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from endpoints.delivering import delivery_run
 from endpoints.models import Delivery
 from endpoints.services.deliveries import deliveries_offer_live, delivery_request
 from leaderboard.models import Agent, Forecast, Membership
-from leaderboard.services.evidence_tokens import evidence_token_issue
+from leaderboard.services.evidence_tokens import IssuedEvidenceToken, evidence_token_issue
 from leaderboard.services.teams import token_create
-from tests.access_cases import ENDINGS, assert_refused, end_access
+from tests.access_cases import ENDINGS, WHY, assert_refused, end_access
 from tests.endpoints.agent_server import AgentServer, Received, Reply
 from tests.factories import QuestionFactory, UserFactory
 from tests.leaderboard.api_support import live_question, replay_question
@@ -31,13 +32,7 @@ def test_deliveries_and_evidence_tokens_stop(
     case: str, agent: Agent, owner: Any, endpoint: Any, agent_server: AgentServer, http: httpx.Client, agent_key: str
 ) -> None:
     waiting, _ = delivery_request(agent=agent, question_id=live_question().pk, requested_by=owner)
-    replay, _ = delivery_request(agent=agent, question_id=replay_question().pk, requested_by=owner)
-    assert replay.session is not None
-    token = evidence_token_issue(
-        session=replay.session, now=timezone.now(), lifetime=timedelta(hours=1), holder_id=owner.pk
-    )
-    search = {"q": "harbour", "session": str(replay.session.pk)}
-    assert http.get("/api/v1/evidence/articles/", params=search, headers=auth(token.key)).status_code == 200
+    replay, token, search = replay_delivery_reading(agent=agent, owner=owner, http=http)
 
     end_access(case, agent=agent, owner=owner)
 
@@ -73,16 +68,51 @@ def test_an_answer_arriving_after_retirement_is_not_stored(
     assert not Forecast.objects.exists()
 
 
+def test_a_deleted_team_ends_its_deliveries_and_evidence_tokens(
+    agent: Agent, owner: Any, endpoint: Any, agent_server: AgentServer, http: httpx.Client
+) -> None:
+    _, token, search = replay_delivery_reading(agent=agent, owner=owner, http=http)
+
+    def team_deleted_while_thinking(received: Received) -> Reply:
+        agent.team.delete()
+        connection.close()  # this thread's, so that the test database can be dropped
+        return Reply(status=200, body={"prediction": {"probability": 0.7}})
+
+    agent_server.reply = team_deleted_while_thinking
+    live, _ = delivery_request(agent=agent, question_id=live_question().pk, requested_by=owner)
+    # The answer arrives for an agent that no longer exists: nothing is stored, nothing fails.
+    assert delivery_run(delivery_id=str(live.pk)).status == "claim-lost"
+    assert not Forecast.objects.exists() and not Delivery.objects.exists()
+    refused = http.get("/api/v1/evidence/articles/", params=search, headers=auth(token.key))
+    assert refused.status_code == 401 and "no longer exists" in refused.json()["message"]
+
+
+@pytest.mark.parametrize("case", ["deleted", "deactivated", "removed"])
 def test_a_member_who_stays_is_told_why_the_endpoint_stopped(
-    agent: Agent, owner: Any, endpoint: Any, http: httpx.Client
+    case: str, agent: Agent, owner: Any, endpoint: Any, http: httpx.Client
 ) -> None:
     colleague = UserFactory(username="colleague")
     Membership.objects.create(team=agent.team, user=colleague)
     key = token_create(agent=agent, created_by=colleague).key
-    end_access("removed", agent=agent, owner=owner)  # the endpoint's registrant leaves the team
+    end_access(case, agent=agent, owner=owner)  # what happens to the endpoint's registrant
     asked = http.post("/api/v1/deliveries/", json={"question": live_question().pk}, headers=auth(key))
     assert asked.status_code == 409
-    assert "'owner', who created this endpoint, is no longer a member" in asked.json()["message"]
+    _, words = ENDINGS[case]
+    assert f"{words} endpoint" in asked.json()["message"] and WHY[case] in asked.json()["message"]
+
+
+def replay_delivery_reading(
+    *, agent: Agent, owner: Any, http: httpx.Client
+) -> tuple[Delivery, IssuedEvidenceToken, dict[str, str]]:
+    """A replay question's delivery, the evidence token it carries and a search that token makes (200)."""
+    replay, _ = delivery_request(agent=agent, question_id=replay_question().pk, requested_by=owner)
+    assert replay.session is not None
+    token = evidence_token_issue(
+        session=replay.session, now=timezone.now(), lifetime=timedelta(hours=1), holder_id=owner.pk
+    )
+    search = {"q": "harbour", "session": str(replay.session.pk)}
+    assert http.get("/api/v1/evidence/articles/", params=search, headers=auth(token.key)).status_code == 200
+    return replay, token, search
 
 
 def auth(key: str) -> dict[str, str]:

@@ -23,9 +23,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.dual_db]
 
 
 def test_an_opened_question_is_delivered_once(
-    agent: Agent, endpoint: Any, agent_server: AgentServer, rival_agent: Agent
+    agent: Agent, endpoint: Any, agent_server: AgentServer, rival_agent: Agent, rival: Any
 ) -> None:
-    endpoint_register(agent=rival_agent, url=agent_server.url, offer_live=False)
+    endpoint_register(agent=rival_agent, url=agent_server.url, offer_live=False, created_by=rival)
     agent_server.reply = Reply(status=200, body={"prediction": {"probability": 0.8}, "rationale": "Likely."})
     now = timezone.now()
     draft = QuestionFactory(

@@ -114,7 +114,7 @@ def test_bad_lines_are_rejected_by_number_and_the_others_imported(tmp_path: Path
         item(id="no-url", url=None),
     ]
     out, err = run(write(tmp_path, lines))
-    assert "11 lines: 2 added, 0 updated, 0 unchanged, 8 rejected" in out
+    assert "11 lines: 2 added, 0 updated, 0 unchanged, 9 rejected" in out
     for number, words in [
         (2, "not valid JSON"),
         (3, "no published_at"),
@@ -123,6 +123,7 @@ def test_bad_lines_are_rejected_by_number_and_the_others_imported(tmp_path: Path
         (6, "after the import's now"),
         (7, "duplicate id 'ok-1' (first on line 1)"),
         (8, "no license"),
+        (10, "an empty line"),
         (11, "no url"),
     ]:
         assert (

@@ -1,6 +1,6 @@
-"""Access that ends: a retired agent, a deactivated token creator, a creator taken off the team.
-The agent's token is refused at once on every API endpoint (403 naming why), nothing is stored,
-and its past forecasts and grades stay on the leaderboard."""
+"""Access that ends: a retired agent, a deleted or deactivated token creator, a creator taken off the
+team. The agent's token is refused at once on every API endpoint (403 naming why), nothing is
+stored, and its past forecasts and grades stay on the leaderboard."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_every_api_call_is_refused_and_the_grades_stay(
     resolve(graded, True)
     live, replay = live_question(), replay_question()
     assert agent_http.get("/api/v1/forecasts/").status_code == 200
-    creatorless = token_create(agent=agent, name="cli").key  # create_agent without --owner
+    creatorless = token_create(agent=agent, name="cli", issued_by="command").key  # create_agent without --owner
     stored = Forecast.objects.count()
 
     end_access(case, agent=agent, owner=owner)
@@ -62,3 +62,16 @@ def test_a_retired_agent_takes_no_new_token(agent: Agent, owner: Any) -> None:
     end_access("retired", agent=agent, owner=owner)
     with pytest.raises(Exception, match="is retired: it takes no new tokens"):
         token_create(agent=agent, created_by=owner)
+
+
+def test_a_deleted_team_takes_its_tokens_with_it(agent: Agent, agent_key: str, http: httpx.Client) -> None:
+    creatorless = token_create(agent=agent, name="cli", issued_by="command").key
+    for key in (agent_key, creatorless):
+        assert http.get("/api/v1/forecasts/", headers={"Authorization": f"Token {key}"}).status_code == 200
+
+    agent.team.delete()  # staff may delete only a team without agents; the database is not so careful
+
+    for key in (agent_key, creatorless):
+        for path in ("/api/v1/forecasts/", "/api/v1/questions/"):
+            refused = http.get(path, headers={"Authorization": f"Token {key}"})
+            assert (refused.status_code, refused.json()["code"]) == (401, "authentication_failed")

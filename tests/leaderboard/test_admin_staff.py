@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from leaderboard.models import Agent, AgentCutoffChange, ApiToken, Forecast, Grade
+from leaderboard.models import Agent, AgentCutoffChange, ApiToken, Forecast, Grade, Team
 from leaderboard.services.grade_runs import grade_question
 from leaderboard.services.teams import token_create
 from tests.factories import UserFactory
@@ -49,7 +49,7 @@ def test_every_staff_page_lists_its_rows(admin_client: Client, agent: Agent, gra
 
 
 def test_token_hash_and_key_are_never_shown(admin_client: Client, agent: Agent) -> None:
-    issued = token_create(agent=agent)
+    issued = token_create(agent=agent, issued_by="command")
     token = ApiToken.objects.get(pk=issued.token.pk)
     for url in (
         "/admin/leaderboard/apitoken/",
@@ -63,13 +63,23 @@ def test_token_hash_and_key_are_never_shown(admin_client: Client, agent: Agent) 
 
 
 def test_revoke_action(admin_client: Client, agent: Agent) -> None:
-    token = token_create(agent=agent).token
+    token = token_create(agent=agent, issued_by="command").token
     response = admin_client.post(
         "/admin/leaderboard/apitoken/", {"action": "revoke", "_selected_action": [token.pk]}, follow=True
     )
     assert "Revoked 1 token(s)." in response.content.decode()
     token.refresh_from_db()
     assert token.revoked_at is not None
+
+
+def test_a_team_with_agents_cannot_be_deleted_an_empty_one_can(admin_client: Client, agent: Agent) -> None:
+    # Deleting the team would delete its agents' forecasts and grades: staff retire the agents instead.
+    assert admin_client.get(f"/admin/leaderboard/team/{agent.team.pk}/delete/").status_code == 403
+    listing = admin_client.get("/admin/leaderboard/team/").content.decode()
+    assert 'value="delete_selected"' not in listing
+    empty = Team.objects.create(name="Typo", slug="typo")
+    assert admin_client.post(f"/admin/leaderboard/team/{empty.pk}/delete/", {"post": "yes"}).status_code == 302
+    assert not Team.objects.filter(pk=empty.pk).exists() and Team.objects.filter(pk=agent.team.pk).exists()
 
 
 def test_forecasts_and_grades_cannot_be_edited_or_deleted(admin_client: Client, graded: Forecast) -> None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+import uuid
 
 import httpx
 import pytest
+
+from tests.leaderboard.api_support import live_question
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -117,3 +120,45 @@ def test_what_the_server_refuses_the_schema_says(http: httpx.Client, agent_http:
     search = schema["paths"]["/api/v1/evidence/articles/"]["get"]["responses"]
     assert "`session`" in search["400"]["description"] and "`question`" in search["400"]["description"]
     assert "agent_retired" in schema["paths"]["/api/v1/questions/"]["get"]["responses"]["403"]["description"]
+
+
+def test_what_holds_for_every_request_the_schema_says_in_structure(
+    http: httpx.Client, agent_http: httpx.Client
+) -> None:
+    """A prediction's keys, an event filter's CAMEO codes and a batch that answers each item on its
+    own are structure in the schema, and the server does what it says."""
+    schema = _schema(http)
+    create = schema["paths"]["/api/v1/forecasts/"]["post"]
+    body = _resolve(schema, create["requestBody"]["content"]["application/json"]["schema"])
+    prediction = body["properties"]["prediction"]
+    assert prediction["additionalProperties"] is False and prediction["minProperties"] == 1
+    assert {"probability", "probabilities", "value", "interval", "quantiles", "period", "relations"} < set(
+        prediction["properties"]
+    )
+    question = live_question()
+    extra = agent_http.post(
+        "/api/v1/forecasts/", json={"question": question.pk, "prediction": {"probability": 0.5, "colour": "blue"}}
+    )
+    assert extra.status_code == 400 and extra.json()["errors"][0]["field"] == "prediction.colour"
+
+    events = schema["paths"]["/api/v1/evidence/events/"]["get"]
+    relation = next(p for p in events["parameters"] if p["name"] == "relation")["schema"]
+    assert "04" in relation["enum"] and "042" in relation["enum"] and "00" not in relation["enum"]
+    refused = agent_http.get("/api/v1/evidence/events/", params={"question": question.pk, "relation": "00"})
+    assert refused.status_code == 400 and "'00' is not a first-level" in refused.json()["message"]
+    unknown = agent_http.get(f"/api/v1/evidence/prices/{question.pk}/", params={"session": str(uuid.uuid4())})
+    assert unknown.status_code == 404  # an unknown session is not found, as everywhere
+
+    batch = schema["paths"]["/api/v1/forecasts/batch/"]["post"]
+    items = batch["requestBody"]["content"]["application/json"]["schema"]["items"]
+    assert {} in items["anyOf"] and "answered in the results with status 400" in items["description"]
+    answered = agent_http.post(
+        "/api/v1/forecasts/batch/",
+        json=[
+            {"question": question.pk, "prediction": {"probability": 0.5}, "colour": "blue"},
+            {"question": question.pk, "prediction": {"probability": 0.6}},
+        ],
+    )
+    assert answered.status_code == 200
+    assert [r["status"] for r in answered.json()["results"]] == [400, 201]
+    assert "owner_deleted" in schema["paths"]["/api/v1/questions/"]["get"]["responses"]["403"]["description"]

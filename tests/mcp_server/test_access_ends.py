@@ -39,3 +39,10 @@ def test_mcp_refuses_at_once(case: str, site: InProcessServer, agent: Agent, own
         api = httpx.get(f"{site.url}/api/v1/forecasts/", headers={"Authorization": f"Token {agent_key}"})
         assert refused.json() == api.json()
     assert Forecast.objects.filter(agent=agent).count() == 1
+
+
+def test_mcp_refuses_the_tokens_of_a_deleted_team(site: InProcessServer, agent: Agent, agent_key: str) -> None:
+    assert rpc(site.url, agent_key, "tools/list", {}).status_code == 200
+    agent.team.delete()
+    refused = rpc(site.url, agent_key, "tools/list", {})
+    assert (refused.status_code, refused.json()["code"]) == (401, "authentication_failed")

@@ -35,7 +35,7 @@ class LoopResult:
 def _agent(name: str) -> tuple[Agent, str]:
     team, _ = team_ensure(name="Ground truth")
     agent = agent_create(team=team, name=name, model_name="hidden graph", knowledge_cutoff=date(2000, 1, 1))
-    return agent, token_create(agent=agent).key
+    return agent, token_create(agent=agent, issued_by="command").key
 
 
 def _prediction(question: dict[str, Any], outcome: Any) -> dict[str, Any]:

@@ -24,7 +24,8 @@ class Command(BaseCommand):
         "Import a news archive of dated documents (JSON Lines: id, published_at, title, text, url, source, "
         "license; other fields kept; a .gz file is read as it is decompressed) as evidence articles, searchable "
         "through the gateway as of each item's published_at. Bad lines are rejected by number and the others "
-        "imported; importing the same file again changes nothing, and a changed item is updated in place."
+        "imported; a file cut short has every line before the cut imported, and the command says where it "
+        "stopped; importing the same file again changes nothing, and a changed item is updated in place."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -78,10 +79,16 @@ class Command(BaseCommand):
         for name, items in report.sources.items():
             self.stdout.write(f"  archive source {name!r}: {items:,} items")
         self.stdout.write(f"{path}: {report.summary()} in {time.monotonic() - started:.1f}s")
+        if report.stopped:
+            # Everything read is stored; the exit status tells a script that the file was not whole.
+            raise CommandError(
+                f"{path}: {report.stopped}. The lines before were imported; import the whole file again "
+                "to add the rest (what is stored already is left alone)."
+            )
 
 
 def _lines(path: Path) -> Iterator[bytes]:
     try:
         yield from archive_lines(path)
-    except OSError as exc:  # e.g. a truncated .gz file: what was read so far is kept
-        raise CommandError(f"{path}: cannot read on: {exc}") from exc
+    except OSError as exc:  # opening it (reading it on is the import's: it reports where it stopped)
+        raise CommandError(f"{path}: cannot be read ({exc})") from exc

@@ -14,7 +14,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from leaderboard.models import AgentCutoffChange
+from leaderboard.models import AgentCutoffChange, ApiToken
 from leaderboard.services.teams import agent_create, agent_update, team_ensure, token_create
 
 
@@ -106,6 +106,12 @@ class Command(BaseCommand):
             lines.append(
                 "Note: no knowledge cutoff declared; the agent is excluded from replay rankings (use --cutoff)."
             )
-        issued = token_create(agent=agent, name=options["token_name"], created_by=owner)
+        # Without --owner no person makes the token: it ends only with the agent's retirement.
+        issued = token_create(
+            agent=agent,
+            name=options["token_name"],
+            created_by=owner,
+            issued_by=None if owner is not None else ApiToken.IssuedBy.COMMAND,
+        )
         lines.append(f"Issued token {issued.token.prefix}… for agent {agent.slug}; it is shown once, on the next line.")
         return lines, issued.key
