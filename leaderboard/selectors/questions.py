@@ -14,6 +14,7 @@ from grading.models import GraphBuildAttempt, HindsightGraph
 from ingestion.models import REPLAY_OFFERED_STATUSES, SAMPLE_WORLD_OPTION, Question, Resolution
 from leaderboard.models import Forecast, Grade
 
+
 def replay_not_offered(question: Question, *, what: str) -> str | None:
     """Why a replay question opens no new session or takes no forecast (``what``), or None."""
     if question.outcome_published_at is not None:
