@@ -16,7 +16,8 @@ and small word lists; none needs a model. :func:`verdict` compares two texts and
     Both sides name the same two actors around an action, in the opposite order, with neither pair
     joined by *and*: "Apple sues Samsung" vs "Samsung sues Apple".
 ``different quantity``
-    Both sides state numbers and share none of them: "rises 18%" vs "rises 2%".
+    Both sides state numbers (:func:`grading.scoring.numbers.read_numbers`, every common written
+    form) and share none of them: "rises 18%" vs "rises 2%".
 
 The word lists are English, with the plain negations of German, French and Spanish (*nicht*, *kein*,
 *pas*, *jamais*, *no*, *nunca*); a sentence in another language carries no direction cue, so the
@@ -31,6 +32,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from grading.scoring.numbers import read_numbers
 from ingestion.text import STOPWORDS, tokenize
 
 __all__ = ["VERDICTS", "Claims", "claims", "named", "shares_name", "tokens_of", "verdict"]
@@ -128,8 +130,6 @@ for _axis, _words in _AXES.items():
 
 # Words that join two actors into one side ("Israel and Hamas sign").
 _JOINERS: Final = frozenset({"and", "or", "the", "of", "s"})
-# A number; a comma before exactly three digits groups thousands, any other is a decimal comma.
-_NUMBER: Final = re.compile(r"\d+(?:,\d{3}(?!\d))*(?:[.,]\d+)?")
 _NUMBER_WORDS: Final = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
     "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15",
@@ -222,7 +222,7 @@ class Claims:
         self.stuffed: bool = len(tokens) >= _STUFFED_TOKENS and function / len(tokens) < _STUFFED_FUNCTION_SHARE
         # Words that carry content, in any of the languages above.
         self.content_length: int = len(tokens) - function
-        numbers = {_plain_number(n) for n in _NUMBER.findall(text)}
+        numbers = set(read_numbers(text))
         numbers |= {float(_NUMBER_WORDS[t]) for t in tokens if t in _NUMBER_WORDS}
         self.numbers: tuple[float, ...] = tuple(sorted(numbers))
         self.text = text
@@ -234,7 +234,9 @@ class Claims:
             if m.group(0)[0].isupper() and m.group(0).lower() not in STOPWORDS
         )
         lowered = {n for n, _, _ in self.names}
-        self.lowered: frozenset[str] = frozenset(_fold(t) for t in tokens)
+        # Every word as written, names included: the tokenizer drops apostrophes ("FBI's" is "fbis"),
+        # and a name must be found in a sentence that names it.
+        self.lowered: frozenset[str] = frozenset(_fold(t) for t in tokens) | lowered
         self.other_words: frozenset[str] = frozenset(
             _fold(t) for t in tokens if t not in STOPWORDS and _fold(t) not in lowered
         )
@@ -242,13 +244,6 @@ class Claims:
 
 def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
-
-
-def _plain_number(text: str) -> float:
-    head, _, tail = text.rpartition(",")
-    if head and len(tail) != 3:  # a decimal comma: "1,8" is 1.8
-        text = f"{head}.{tail}"
-    return float(text.replace(",", ""))
 
 
 def _same_number(x: float, y: float) -> bool:
@@ -269,7 +264,10 @@ def _find(names: Sequence[tuple[str, int, int]], name: str) -> int | None:
 def _swapped(a: Claims, b: Claims) -> bool:
     """Two actors both sentences name stand in the opposite order, with the same action between
     them ("Apple sues Samsung" / "Samsung sues Apple")."""
-    pairs = [(i, j) for i, (name, _, _) in enumerate(a.names) if (j := _find(b.names, name)) is not None]
+    # Each actor where it is first named: a sentence that names it again later ("... Solenne
+    # Energy and Everin Aerospace boards agreed terms") says nothing new about who did what.
+    firsts = [i for i, (name, _, _) in enumerate(a.names) if _find(a.names, name) == i]
+    pairs = [(i, j) for i in firsts if (j := _find(b.names, a.names[i][0])) is not None]
     for k, (ia, ib) in enumerate(pairs):
         for ja, jb in pairs[k + 1 :]:
             if jb >= ib or _same_name(b.names[ib][0], b.names[jb][0]):
@@ -304,7 +302,7 @@ def _other_actor(a: Claims, b: Claims) -> bool:
 
 def verdict(forecast: Claims, reference: Claims) -> str:
     """``"matched"`` when nothing disagrees, else the first disagreement (module docstring)."""
-    if forecast.stuffed:
+    if forecast.stuffed and not reference.stuffed:  # a headline written as a list matches its own style
         return "stuffed"
     # Opposite direction on a shared axis (its first or its last word), each side's negation applied.
     flip_f = -1 if forecast.negated else 1
