@@ -66,7 +66,7 @@ __all__ = [
     "guarded_matcher_settings",
 ]
 
-GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-e5-polarity/1.0"
+GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-e5-polarity/1.1"
 # Cosine of the multilingual-e5-small embeddings at which a pair the words miss still matches;
 # chosen on the odd-numbered pairs of the event-pair benchmark (best F1 there, tied with 0.84; other
 # events of the same story reach 0.8 to 0.92, so a lower threshold takes them for paraphrases).
@@ -101,13 +101,28 @@ def _claims(text: str) -> Claims:
     return Claims(text)
 
 
-def pair_verdict(forecast_text: str, reference_text: str) -> str:
-    """``"matched"`` or the reason the guards refuse the pair (module docstring)."""
-    f_len, r_len = _claims(forecast_text).content_length, _claims(reference_text).content_length
-    if f_len > 2 * r_len + 4:
-        return "stuffed"
-    if f_len <= 1 < r_len:
-        return "too vague"
+def pair_verdict(
+    forecast_text: str, reference_text: str, *, forecast_title: str | None = None, reference_title: str | None = None
+) -> str:
+    """``"matched"`` or the reason the guards refuse the pair (module docstring).
+
+    The same words claim the same thing: two texts that differ only in white space match. When the
+    two titles are given and are near-duplicates, they say the claim and the guards read them
+    alone, so a description that adds a sentence ("Solenne Energy and Everin Aerospace boards
+    agreed terms.") never turns the same claim into a refusal."""
+    titled = (
+        forecast_title is not None and reference_title is not None and near_duplicate(forecast_title, reference_title)
+    )
+    if titled:
+        forecast_text, reference_text = forecast_title or "", reference_title or ""
+    if forecast_text.split() == reference_text.split():
+        return "matched"
+    if not titled:
+        f_len, r_len = _claims(forecast_text).content_length, _claims(reference_text).content_length
+        if f_len > 2 * r_len + 4:
+            return "stuffed"
+        if f_len <= 1 < r_len:
+            return "too vague"
     return _verdict(forecast_text, reference_text)
 
 
@@ -228,7 +243,9 @@ class GuardedReferenceIndex(ReferenceIndex):
                     a, r = int(fi[k]), int(ri[k])
                     if a in used_f or r in used_r:
                         continue
-                    verdict = pair_verdict(texts[a], self._texts[r])
+                    verdict = pair_verdict(
+                        texts[a], self._texts[r], forecast_title=events[a].title, reference_title=self.events[r].title
+                    )
                     if verdict == "matched" and any(near_duplicate(texts[a], texts[b]) for b in used_f):
                         verdict = "duplicate"
                     if verdict != "matched":
