@@ -53,9 +53,10 @@ from grading.scoring.matching import (
     select_key_events,
 )
 from grading.scoring.multilingual import EmbeddingCache, FloatArray, embed
-from grading.scoring.polarity import Claims
+from grading.scoring.polarity import claims as _claims
+from grading.scoring.polarity import shape
 from grading.scoring.reasoning import ReferenceIndex, _event_text
-from grading.scoring.text import near_duplicate
+from grading.scoring.text import duplicate_token_sets, near_duplicate, token_set
 
 __all__ = [
     "EMBEDDED_CHARS",
@@ -96,11 +97,6 @@ def guarded_matcher_settings(
     )
 
 
-@functools.lru_cache(maxsize=65536)
-def _claims(text: str) -> Claims:
-    return Claims(text)
-
-
 def pair_verdict(
     forecast_text: str, reference_text: str, *, forecast_title: str | None = None, reference_title: str | None = None
 ) -> str:
@@ -115,15 +111,20 @@ def pair_verdict(
     )
     if titled:
         forecast_text, reference_text = forecast_title or "", reference_title or ""
-    if forecast_text.split() == reference_text.split():
+    if _words(forecast_text) == _words(reference_text):
         return "matched"
     if not titled:
-        f_len, r_len = _claims(forecast_text).content_length, _claims(reference_text).content_length
+        f_len, r_len = shape(forecast_text)[0], shape(reference_text)[0]
         if f_len > 2 * r_len + 4:
             return "stuffed"
         if f_len <= 1 < r_len:
             return "too vague"
     return _verdict(forecast_text, reference_text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _words(text: str) -> str:
+    return " ".join(text.split())
 
 
 @functools.lru_cache(maxsize=65536)
@@ -136,7 +137,8 @@ def _verdict(forecast_text: str, reference_text: str) -> str:
 def _embeddable(text: str) -> bool:
     """Whether a forecast event's text can ever be embedded, whatever the hindsight graph: stuffed
     and one-word events never are."""
-    return not _claims(text).stuffed and _claims(text).content_length > 1
+    content_length, stuffed = shape(text)
+    return not stuffed and content_length > 1
 
 
 def embeddable_texts(events: Iterable[Event], settings: MatcherSettings | None = None) -> list[str]:
@@ -189,11 +191,11 @@ class GuardedReferenceIndex(ReferenceIndex):
         )
         window = np.abs(f_dates[:, None] - self._dates[None, :]) <= s.date_window_days
         texts = [_event_text(e, s.text_fields) for events in forecasts for e in events]
-        longest = max((_claims(t).content_length for t in self._texts), default=0)
+        longest = max((shape(t)[0] for t in self._texts), default=0)
         rows = [
             i
             for i in np.flatnonzero((window & (score < s.threshold - SCORE_TOLERANCE)).any(axis=1)).tolist()
-            if _embeddable(texts[i]) and _claims(texts[i]).content_length <= 2 * longest + 4
+            if _embeddable(texts[i]) and shape(texts[i])[0] <= 2 * longest + 4
         ]
         if rows:
             cosine = embed([texts[i][:EMBEDDED_CHARS] for i in rows], self._embeddings) @ self._reference_vectors().T
@@ -239,6 +241,7 @@ class GuardedReferenceIndex(ReferenceIndex):
                 used_r: set[int] = set()
                 refused: set[tuple[int, int]] = set()
                 texts = [_event_text(e, s.text_fields) for e in events]
+                words = [token_set(t) for t in texts]
                 for k in order.tolist():
                     a, r = int(fi[k]), int(ri[k])
                     if a in used_f or r in used_r:
@@ -246,7 +249,7 @@ class GuardedReferenceIndex(ReferenceIndex):
                     verdict = pair_verdict(
                         texts[a], self._texts[r], forecast_title=events[a].title, reference_title=self.events[r].title
                     )
-                    if verdict == "matched" and any(near_duplicate(texts[a], texts[b]) for b in used_f):
+                    if verdict == "matched" and any(duplicate_token_sets(words[a], words[b]) for b in used_f):
                         verdict = "duplicate"
                     if verdict != "matched":
                         if (a, r) not in refused:

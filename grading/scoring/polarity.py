@@ -26,6 +26,7 @@ similarity decides the rest for it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -35,7 +36,7 @@ from typing import Final
 from grading.scoring.numbers import read_numbers
 from ingestion.text import STOPWORDS, tokenize
 
-__all__ = ["VERDICTS", "Claims", "claims", "named", "shares_name", "tokens_of", "verdict"]
+__all__ = ["VERDICTS", "Claims", "claims", "named", "shape", "shares_name", "tokens_of", "verdict"]
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -154,8 +155,10 @@ _SAME_FRAME: Final = 0.8
 _NUMBER_TOLERANCE: Final = 0.1
 
 
+@functools.lru_cache(maxsize=65536)
 def _axis_sign(token: str) -> tuple[str, int] | None:
-    """The axis of ``token`` or of its base form (``imposing`` -> ``impose``, ``signed`` -> ``sign``)."""
+    """The axis of ``token`` or of its base form (``imposing`` -> ``impose``, ``signed`` -> ``sign``);
+    cached, as every text's words are looked up."""
     hit = _AXIS_SIGN.get(token)
     if hit is not None or len(token) < 5:
         return hit
@@ -183,6 +186,7 @@ class Claims:
     """The cues of one sentence (computed once per distinct text)."""
 
     __slots__ = (
+        "by_prefix",
         "content_length",
         "first",
         "last",
@@ -218,10 +222,7 @@ class Claims:
         self.first: dict[str, int] = first
         # The last word only where the axis has two: "approve leaving" is one approval.
         self.last: dict[str, int] = {axis: sign for axis, sign in last.items() if count[axis] > 1}
-        function = sum(1 for t in tokens if t in STOPWORDS or t in _FOREIGN_FUNCTION_WORDS)
-        self.stuffed: bool = len(tokens) >= _STUFFED_TOKENS and function / len(tokens) < _STUFFED_FUNCTION_SHARE
-        # Words that carry content, in any of the languages above.
-        self.content_length: int = len(tokens) - function
+        self.content_length, self.stuffed = _shape(tokens)
         numbers = set(read_numbers(text))
         numbers |= {float(_NUMBER_WORDS[t]) for t in tokens if t in _NUMBER_WORDS}
         self.numbers: tuple[float, ...] = tuple(sorted(numbers))
@@ -229,20 +230,43 @@ class Claims:
         # Capitalised words in order of appearance with their place in the text, accents folded
         # (Silina = Siliņa); ``start`` tells the sentence's first word, often not a name.
         self.names: tuple[tuple[str, int, int], ...] = tuple(
-            (_fold(m.group(0)), m.start(), m.end())
+            (_fold(word), m.start(), m.end())
             for m in _WORD.finditer(self.text)
-            if m.group(0)[0].isupper() and m.group(0).lower() not in STOPWORDS
+            if (word := m.group(0))[0].isupper() and word.lower() not in STOPWORDS
         )
         lowered = {n for n, _, _ in self.names}
         # Every word as written, names included: the tokenizer drops apostrophes ("FBI's" is "fbis"),
         # and a name must be found in a sentence that names it.
         self.lowered: frozenset[str] = frozenset(_fold(t) for t in tokens) | lowered
+        # The words by their first four letters: another spelling of a name (a demonym) shares them.
+        by_prefix: dict[str, list[str]] = {}
+        for word in self.lowered:
+            by_prefix.setdefault(word[:4], []).append(word)
+        self.by_prefix: dict[str, list[str]] = by_prefix
         self.other_words: frozenset[str] = frozenset(
             _fold(t) for t in tokens if t not in STOPWORDS and _fold(t) not in lowered
         )
 
 
+def _shape(tokens: Sequence[str]) -> tuple[int, bool]:
+    """(words that carry content, in any of the languages above; whether the sentence is a list of
+    key words rather than a sentence) of a sentence's tokens."""
+    function = sum(1 for t in tokens if t in STOPWORDS or t in _FOREIGN_FUNCTION_WORDS)
+    return len(tokens) - function, len(tokens) >= _STUFFED_TOKENS and function / len(tokens) < _STUFFED_FUNCTION_SHARE
+
+
+@functools.lru_cache(maxsize=65536)
+def shape(text: str) -> tuple[int, bool]:
+    """:attr:`Claims.content_length` and :attr:`Claims.stuffed` of ``text``, without the rest of its
+    claims (a matcher asks this of every text, and the claims only of texts in a candidate pair)."""
+    return _shape(tokenize(_US.sub("US", text), drop_stopwords=False))
+
+
+@functools.lru_cache(maxsize=65536)
 def _fold(word: str) -> str:
+    """``word`` in lower case without accents (the same words recur in every text: cached)."""
+    if word.isascii():
+        return word.lower()
     return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
 
 
@@ -250,7 +274,9 @@ def _same_number(x: float, y: float) -> bool:
     return abs(x - y) <= _NUMBER_TOLERANCE * max(abs(x), abs(y))
 
 
+@functools.lru_cache(maxsize=65536)
 def claims(text: str) -> Claims:
+    """The cues of ``text``, computed once per distinct text (a matcher reads each text against many)."""
     return Claims(text)
 
 
@@ -284,6 +310,12 @@ def _between(c: Claims, i: int, j: int) -> frozenset[str]:
     return frozenset(t for t in tokenize(c.text[c.names[i][2] : c.names[j][1]]) if _fold(t) not in names)
 
 
+def _writes(c: Claims, name: str) -> bool:
+    """Whether the sentence writes ``name``, in any case or as a demonym (:func:`_same_name`, which
+    needs the first four letters in common unless the words are equal)."""
+    return name in c.lowered or any(_same_name(name, word) for word in c.by_prefix.get(name[:4], ()))
+
+
 def _other_actor(a: Claims, b: Claims) -> bool:
     """The same sentence about someone else: both name someone the other does not, they share a
     name, and the shorter one's other words are nearly all in the longer ("Georgia's parliament
@@ -292,8 +324,8 @@ def _other_actor(a: Claims, b: Claims) -> bool:
     names_b = [n for n, _, _ in b.names]
     # Every word of the other sentence counts: a capitalised word it writes in lower case is a
     # title, and its first word may be the name.
-    only_a = [n for n in names_a if not any(_same_name(n, m) for m in b.lowered)]
-    only_b = [n for n in names_b if not any(_same_name(n, m) for m in a.lowered)]
+    only_a = [n for n in names_a if not _writes(b, n)]
+    only_b = [n for n in names_b if not _writes(a, n)]
     if not only_a or not only_b or len(only_a) == len(names_a):
         return False
     x, y = a.other_words, b.other_words
@@ -331,7 +363,7 @@ def named(text: str, *, first_word: bool = True) -> frozenset[str]:
     """The capitalised words of ``text`` (accents folded) but titles, months and common words: the
     people, places and firms it names. A sentence's first word is capitalised anyway, so it can be
     left out (``first_word=False``) to see whether the text names anyone for certain."""
-    c = Claims(text)
+    c = claims(text)
     return frozenset(n for n, start, _ in c.names if (start or first_word) and n not in _COMMON_CAPITALISED)
 
 
