@@ -141,11 +141,17 @@ def _embeddable(text: str) -> bool:
     return not stuffed and content_length > 1
 
 
-def embeddable_texts(events: Iterable[Event], settings: MatcherSettings | None = None) -> list[str]:
-    """The texts of forecast ``events`` the matcher may embed (as it sends them to the model), for
-    computing their vectors ahead of grading. A superset: grading embeds only those with a pair
-    inside the date window that the words miss."""
+def embeddable_texts(
+    events: Iterable[Event], settings: MatcherSettings | None = None, *, hindsight: bool = False
+) -> list[str]:
+    """The texts of ``events`` the matcher may embed (as it sends them to the model), for computing
+    their vectors ahead of grading. Forecast events: a superset, as grading embeds only those with
+    a pair inside the date window that the words miss (never stuffed or one-word events).
+    Hindsight events (``hindsight=True``): every one but the outcome node and rejected events."""
     fields = (settings or guarded_matcher_settings()).text_fields
+    if hindsight:
+        texts = (_event_text(e, fields) for e in events if not e.is_outcome and not e.rejected)
+        return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts)]
     texts = (_event_text(e, fields) for e in events)
     return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts) if _embeddable(t)]
 
