@@ -4,11 +4,7 @@ builds a graph or says why it cannot (a ``BuildError``), and never raises anythi
 
 from __future__ import annotations
 
-import gzip
-import json
 from datetime import UTC, date, datetime, timedelta
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -17,8 +13,8 @@ from hypothesis import strategies as st
 from grading.builders.common import BuildContext, BuildError, thresholds_from_settings
 from grading.builders.direction import Target, baseline_number, planned_month
 from grading.builders.offline import article_doc, build_from_docs
+from tests.grading.realworld import shipped_archive
 
-ARCHIVE = Path(__file__).resolve().parents[2] / "ingestion/data/archives/wcep/documents.jsonl.gz"
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 T_RES = T0 + timedelta(days=60)
 
@@ -41,12 +37,6 @@ OUTCOMES: dict[str, Any] = {
     "open_ended": st.lists(TEXT, min_size=1, max_size=3),
     "relation": st.fixed_dictionaries({"relations": st.dictionaries(TEXT, st.lists(TEXT, max_size=2), max_size=2)}),
 }
-
-
-@cache
-def archive_items() -> tuple[dict[str, Any], ...]:
-    with gzip.open(ARCHIVE, "rt", encoding="utf-8") as lines:
-        return tuple(json.loads(line) for line in lines)
 
 
 def context(
@@ -109,7 +99,7 @@ def test_arbitrary_articles_and_questions_build_or_are_refused(
 def test_real_archive_items_build_or_are_refused(start: int, question_type: str, quantity: float) -> None:
     """Three hundred consecutive items of the archive (a few weeks of news) and a question written
     from the first one's story, with its full text as background (prices and sums included)."""
-    items = archive_items()[start : start + 300]
+    items = shipped_archive()[start : start + 300]
     first = items[0]
     published = [datetime.fromisoformat(i["published_at"].replace("Z", "+00:00")) for i in items]
     shift = T0 - published[0]

@@ -4,11 +4,6 @@ text, whether arbitrary Unicode or any item of the shipped news archive, makes i
 from __future__ import annotations
 
 import datetime as dt
-import gzip
-import json
-from functools import cache
-from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -18,15 +13,9 @@ from grading.scoring.guarded import GuardedReferenceIndex, guarded_matcher_setti
 from grading.scoring.matching import Event
 from grading.scoring.numbers import read_numbers
 from grading.scoring.polarity import VERDICTS, Claims
+from tests.grading.realworld import shipped_archive
 
-ARCHIVE = Path(__file__).resolve().parents[3] / "ingestion/data/archives/wcep/documents.jsonl.gz"
 D = dt.date(2026, 3, 1)
-
-
-@cache
-def archive_items() -> tuple[dict[str, Any], ...]:
-    with gzip.open(ARCHIVE, "rt", encoding="utf-8") as lines:
-        return tuple(json.loads(line) for line in lines)
 
 
 @pytest.mark.parametrize(
@@ -122,7 +111,7 @@ def test_every_item_of_the_shipped_archive_is_read_and_matches_itself_restated()
     """All 12,761 items: each one's numbers are read, and each item restated as outlets and agents
     restate an event (the hindsight event's headline marked "Update:", the forecast repeating its
     title in a description with one sentence more) is matched, never refused."""
-    items = archive_items()
+    items = shipped_archive()
     assert len(items) > 12_000
     priced = [i for i in items if any(n >= 1000 and n != int(n) for n in read_numbers(i["text"]))]
     assert len(priced) >= 6  # the gold and stock-index records and court sums that used to raise
@@ -143,7 +132,7 @@ def test_every_item_of_the_shipped_archive_is_read_and_matches_itself_restated()
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from(range(12_000)), min_size=2, max_size=8, unique=True))
 def test_real_archive_items_are_scored_against_each_other(picks: list[int]) -> None:
-    items = [archive_items()[i] for i in picks]
+    items = [shipped_archive()[i] for i in picks]
     half = len(items) // 2
     index = GuardedReferenceIndex(
         [Event(i["id"], i["title"], i["text"], D, magnitude=1, confidence=1, has_impact=True) for i in items[:half]],
