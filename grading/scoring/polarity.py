@@ -204,7 +204,7 @@ class Claims:
     def __init__(self, text: str) -> None:
         text = _US.sub("US", text)
         tokens = tokenize(text, drop_stopwords=False)
-        unquoted = tokenize(_QUOTED.sub(" ", text), drop_stopwords=False)
+        unquoted = tokenize(_QUOTED.sub(" ", text), drop_stopwords=False) if _QUOTED.search(text) else tokens
         pairs = {f"{a} {b}" for a, b in itertools.pairwise(unquoted)}
         flips = sum(1 for t in unquoted if t in _NEGATION) + len(pairs & _NEGATION_PAIRS)
         self.negated: bool = flips % 2 == 1
