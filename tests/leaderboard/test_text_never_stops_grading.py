@@ -112,3 +112,21 @@ def test_a_forecast_the_matcher_cannot_score_is_ungradable_and_the_others_are_gr
     staff = Client()
     staff.force_login(UserFactory(username="staffer", is_staff=True))
     assert "could not convert string to float" in staff.get(f"/forecasts/{forecasts[0].pk}/").content.decode()
+
+
+def test_a_hindsight_graph_the_matcher_cannot_read_leaves_outcome_and_evidence_graded(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A defect injected into reading the hindsight graph: no forecast can have a reasoning score,
+    each says why, and every forecast is graded on outcome and evidence all the same."""
+    question, forecasts = world(agent)
+
+    def defective(self: Any, *args: Any, **kwargs: Any) -> None:
+        raise ValueError("could not convert string to float: '4.644.56'")
+
+    monkeypatch.setattr(guarded.GuardedReferenceIndex, "__init__", defective)
+    call_command("regrade", str(question.pk), stdout=io.StringIO())
+    grades = [current(f) for f in forecasts]
+    assert all(g.brier is not None and g.source_precision is not None for g in grades)
+    assert all(g.key_event_recall is None for g in grades)
+    assert all("could not read the hindsight graph" in g.details["reasoning_error"] for g in grades)
