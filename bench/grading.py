@@ -376,7 +376,7 @@ def numpy_floor(question_ids: list[int]) -> tuple[float, int]:
     correct = (p >= 0.5) == (y == 1)
     brier = (p - y) ** 2
     log = np.log(np.clip(np.where(y == 1, p, 1 - p), 1e-6, 1 - 1e-6))
-    m = np.asarray(mc_p)
+    m = np.asarray(mc_p) if mc_p else np.zeros((0, 1))  # (forecasts, options), also with no such question
     m = m / m.sum(axis=1, keepdims=True)
     onehot = np.zeros_like(m)
     onehot[np.arange(len(mc_y)), mc_y] = 1.0
