@@ -25,7 +25,7 @@ from tests.leaderboard.grading_support import (
     resolve,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.dual_db, pytest.mark.django_db]
 
 PRICE = "Castmoor bonds fall as oil climbs to $1,234.56 a tonne"
 
