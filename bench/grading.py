@@ -9,9 +9,10 @@ Then, in one process against the database named by DATABASE_URL (PostgreSQL):
   sweeper sends them (outcome, evidence, reasoning, bulk writes): forecasts fully graded per second;
 - floor: outcome-only scoring (correct, Brier, log score) of the same forecasts vectorised in
   NumPy, from arrays already in memory: forecasts per second;
-- warm (``--warm``): a forced regrade of every question with the in-memory embedding cache emptied,
-  as a new worker process would start, so the guarded matcher's vectors come from the store
-  (``TextEmbedding``) that the first run filled: beside the first (cold) run's figures;
+- warm (``--warm``): a forced regrade of every question with the in-memory embedding cache and the
+  matchers' per-text caches emptied, as a new worker process would start, so the guarded matcher's
+  vectors come from the store (``TextEmbedding``) that the first run filled (as the product fills
+  it when a forecast is accepted and a graph is built): beside the first (cold) run's figures;
 - profile: cProfile of a forced regrade of --profile-questions questions; the top functions by
   cumulative time go into the JSON under "profile" (by own time under "profile_own_time").
 
@@ -335,6 +336,21 @@ def server_cpu_seconds() -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def new_process() -> None:
+    """Forget what this process computed, as a new worker starts: the in-memory embedding cache and
+    every per-text cache of the matchers (tokens, claims, verdicts), so that only the store is warm."""
+    import functools
+
+    from grading.embeddings import stored_embedding_cache
+    from grading.scoring import guarded, polarity, text
+
+    stored_embedding_cache.cache_clear()
+    for module in (guarded, polarity, text):
+        for value in vars(module).values():
+            if isinstance(value, functools._lru_cache_wrapper):
+                value.cache_clear()
+
+
 def numpy_floor(question_ids: list[int]) -> tuple[float, int]:
     """Outcome-only scoring of the same forecasts, vectorised: (seconds, forecasts scored)."""
     import numpy as np
@@ -360,7 +376,7 @@ def numpy_floor(question_ids: list[int]) -> tuple[float, int]:
     correct = (p - 0.5) * (y - 0.5) > 0  # a 50% forecast makes no call
     brier = (p - y) ** 2
     log = np.log(np.clip(np.where(y == 1, p, 1 - p), 1e-6, 1 - 1e-6))
-    m = np.asarray(mc_p)
+    m = np.asarray(mc_p) if mc_p else np.zeros((0, 1))  # (forecasts, options), also with no such question
     m = m / m.sum(axis=1, keepdims=True)
     onehot = np.zeros_like(m)
     onehot[np.arange(len(mc_y)), mc_y] = 1.0
@@ -425,7 +441,7 @@ def main() -> None:
     embedded_cold = stored_embedding_cache().embedded
     warm: dict[str, Any] = {}
     if args.warm:
-        stored_embedding_cache.cache_clear()  # a new worker process: nothing in memory
+        new_process()
         backend = server_cpu_seconds()
         cpu_started = time.process_time()
         started = time.perf_counter()

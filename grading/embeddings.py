@@ -15,7 +15,7 @@ import functools
 from collections.abc import Sequence
 from datetime import datetime
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from grading.models import TextEmbedding
@@ -24,8 +24,9 @@ from grading.selectors import text_embeddings
 
 __all__ = ["DatabaseEmbeddingStore", "event_texts_embed", "stored_embedding_cache", "text_embeddings_store"]
 
-# Digests per query: well under SQLite's and PostgreSQL's bound on query parameters.
-_READ_BATCH = 500
+# Digests per query: one array parameter on PostgreSQL; well under SQLite's bound on query parameters.
+_READ_BATCH = {"postgresql": 5000}
+_READ_BATCH_DEFAULT = 500
 _WRITE_BATCH = 500
 
 
@@ -50,8 +51,9 @@ class DatabaseEmbeddingStore:
 
     def get_many(self, digests: Sequence[str]) -> dict[str, bytes]:
         found: dict[str, bytes] = {}
-        for start in range(0, len(digests), _READ_BATCH):
-            found.update(text_embeddings(model=self.model, digests=digests[start : start + _READ_BATCH]))
+        batch = _READ_BATCH.get(connection.vendor, _READ_BATCH_DEFAULT)
+        for start in range(0, len(digests), batch):
+            found.update(text_embeddings(model=self.model, digests=digests[start : start + batch]))
         return found
 
     def put_many(self, items: Sequence[tuple[str, bytes]]) -> None:

@@ -9,6 +9,7 @@ from datetime import date, datetime
 from itertools import combinations
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Prefetch, Q, QuerySet
 
 from grading.agreement import Agreement, cohen_agreement
@@ -432,6 +433,22 @@ __all__ = [
 
 
 def text_embeddings(*, model: str, digests: Sequence[str]) -> dict[str, bytes]:
-    """Stored vectors of ``model`` by text digest, for the digests that have one (one query)."""
+    """Stored vectors of ``model`` by text digest, for the digests that have one (one query).
+
+    On PostgreSQL the digests travel as one array parameter (``= ANY``) and the vectors come back
+    as binary: grading reads thousands of vectors at a time."""
+    if connection.vendor == "postgresql":
+        # Binary results (a psycopg cursor of its own: Django's client-side cursors read text, in
+        # which a vector travels as twice its size in hexadecimal).
+        import psycopg
+
+        connection.ensure_connection()
+        with psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(
+                f"SELECT digest, vector FROM {TextEmbedding._meta.db_table} WHERE model = %s AND digest = ANY(%s)",
+                [model, list(digests)],
+                binary=True,
+            )
+            return {digest: bytes(vector) for digest, vector in cursor.fetchall()}
     rows = TextEmbedding.objects.filter(model=model, digest__in=list(digests)).values_list("digest", "vector")
     return {digest: bytes(vector) for digest, vector in rows}

@@ -18,6 +18,8 @@ from django.utils import timezone
 
 from grading.builders import llm, offline
 from grading.builders.common import BuildContext, BuildError, BuildResult, thresholds_from_settings
+from grading.builders.draft import GraphDraft
+from grading.embeddings import event_texts_embed
 from grading.models import (
     CausalLink,
     EventReview,
@@ -27,6 +29,8 @@ from grading.models import (
     HindsightGraph,
     OutcomeImpact,
 )
+from grading.scoring.guarded import embeddable_texts
+from grading.scoring.matching import Event
 from grading.signals import reference_changed
 from ingestion.models import Article, Question, Resolution
 
@@ -102,10 +106,26 @@ def _finish(
     attempt.save(update_fields=fields)
 
 
+def _embed_events(draft: GraphDraft) -> None:
+    """The guarded matcher's vectors of the graph's events (HINDSIGHT_EMBED_ON_BUILD), computed once
+    as the graph is stored, outside its transaction, so that grading only reads them; a failure only
+    means grading embeds them itself."""
+    if settings.HINDSIGHT_MATCHER != "guarded" or not settings.HINDSIGHT_EMBED_ON_BUILD:
+        return
+    events = [Event(e.key, e.title[:500], e.description, is_outcome=e.is_outcome) for e in draft.events]
+    try:
+        embedded = event_texts_embed(texts=embeddable_texts(events, hindsight=True))
+    except Exception:  # the graph is stored all the same
+        logger.exception("embedding the events of a new hindsight graph failed; grading will embed them")
+        return
+    logger.info("embedded %d of the %d events of a new hindsight graph", embedded, len(events))
+
+
 def _store(
     *, question_id: int, result: BuildResult, resolution_version: int, now: datetime, fallback_reason: str = ""
 ) -> HindsightGraph:
     """Write the whole graph as one new current version, or nothing at all."""
+    _embed_events(result.draft)
     with transaction.atomic():
         # Lock the question so two concurrent builds get consecutive versions.
         Question.objects.select_for_update().filter(pk=question_id).first()

@@ -34,6 +34,7 @@ from datetime import date
 from typing import Any
 
 from grading.builders.relevance import MONTH_NAMES, stem_word, stems
+from grading.scoring.numbers import read_numbers
 from ingestion.text import STOPWORDS
 
 _CLAUSE = re.compile(r"[,;:.!?()\u2014\u2013]| - | and ")
@@ -249,26 +250,28 @@ def option_direction(text: str, resolved: Sequence[str], others: Sequence[str]) 
     return "Neutral"
 
 
-_NUMBER = re.compile(r"\d{1,3}(?:[ ,]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _MONTH_YEAR = re.compile(rf"\b({'|'.join(MONTH_NAMES)})\s+(\d{{4}})\b", re.IGNORECASE)
 _MONTH_NUMBER = {m: i for i, m in enumerate(MONTH_NAMES, start=1)}
 
 
 def baseline_number(text: str, outcome: float) -> float | None:
     """The number in ``text`` closest (by ratio) to the resolved value: the level it is compared with."""
-    values = [float(m.group(0).replace(" ", "").replace(",", "")) for m in _NUMBER.finditer(text)]
-    values = [v for v in values if v > 0 and not (1900 <= v <= 2100 and v == int(v))]
+    values = [v for v in read_numbers(text) if v > 0 and not (1900 <= v <= 2100 and v == int(v))]
     if not values or outcome <= 0:
         return None
     return min(values, key=lambda v: max(v, outcome) / min(v, outcome))
 
 
 def planned_month(text: str) -> date | None:
-    """The first "Month YYYY" in ``text``, as the first day of that month."""
+    """The first "Month YYYY" in ``text``, as the first day of that month (None when there is none,
+    or its year is not a calendar year: "January 0000")."""
     match = _MONTH_YEAR.search(text)
     if match is None:
         return None
-    return date(int(match.group(2)), _MONTH_NUMBER[match.group(1).lower()], 1)
+    try:
+        return date(int(match.group(2)), _MONTH_NUMBER[match.group(1).lower()], 1)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,27 @@ def history_start(ctx: BuildContext) -> date:
     return start
 
 
+def _host(url: str) -> str:
+    """The outlet of a report: its URL's host (the URL itself when it has none or cannot be read)."""
+    try:
+        return urlsplit(url).hostname or url
+    except ValueError:  # "http://[not an address]/"
+        return url
+
+
+def article_doc(*, id: int, title: str, summary: str, body: str, url: str, published_at: datetime) -> Doc:
+    """An article as the builder reads it: its headline without markup, its lead sentence, the start
+    of its text and its outlet."""
+    return Doc.make(
+        id=id,
+        title=strip_tags(title)[:500],
+        lead=_lead(summary, body),
+        body=f"{summary} {body}"[:BODY_CHARS],
+        host=_host(url),
+        published_at=published_at,
+    )
+
+
 def _window_docs(ctx: BuildContext) -> list[Doc]:
     start = datetime.combine(history_start(ctx), time.min, tzinfo=UTC)
     rows = (
@@ -165,22 +186,18 @@ def _window_docs(ctx: BuildContext) -> list[Doc]:
         .order_by("published_at", "id")
         .values("id", "title", "summary", "body", "url", "published_at")
     )
-    docs = []
-    for r in rows:
-        published = r["published_at"]
-        if published is None:  # excluded by the query; keeps the type honest
-            continue
-        summary, body = r["summary"] or "", r["body"] or ""
-        docs.append(
-            Doc.make(
-                id=r["id"],
-                title=strip_tags(r["title"])[:500],
-                lead=_lead(summary, body),
-                body=f"{summary} {body}"[:BODY_CHARS],
-                host=urlsplit(r["url"]).hostname or r["url"],
-                published_at=published,
-            )
+    docs = [
+        article_doc(
+            id=r["id"],
+            title=r["title"],
+            summary=r["summary"] or "",
+            body=r["body"] or "",
+            url=r["url"],
+            published_at=r["published_at"],
         )
+        for r in rows
+        if r["published_at"] is not None  # excluded by the query; keeps the type honest
+    ]
     if not docs:
         raise BuildError(
             "no_articles",
@@ -290,7 +307,22 @@ def _events(ctx: BuildContext, clusters: list[_Cluster]) -> tuple[list[DraftEven
 def build(
     ctx: BuildContext, *, thresholds: Thresholds, max_articles: int, max_events: int, budget: int = 2
 ) -> BuildResult:
-    docs = _window_docs(ctx)
+    return build_from_docs(
+        ctx, _window_docs(ctx), thresholds=thresholds, max_articles=max_articles, max_events=max_events, budget=budget
+    )
+
+
+def build_from_docs(
+    ctx: BuildContext,
+    docs: list[Doc],
+    *,
+    thresholds: Thresholds,
+    max_articles: int,
+    max_events: int,
+    budget: int = 2,
+) -> BuildResult:
+    """The graph of the articles ``docs`` (the question's window, oldest first): steps 1 to 6 of the
+    module docstring, without the database. Raises :class:`BuildError` when no graph can be built."""
     subject = SubjectTerms.for_question(
         title=ctx.title, criteria=ctx.resolution_criteria, background=ctx.background, options=ctx.options
     )

@@ -53,9 +53,10 @@ from grading.scoring.matching import (
     select_key_events,
 )
 from grading.scoring.multilingual import EmbeddingCache, FloatArray, embed
-from grading.scoring.polarity import Claims
+from grading.scoring.polarity import claims as _claims
+from grading.scoring.polarity import shape
 from grading.scoring.reasoning import ReferenceIndex, _event_text
-from grading.scoring.text import near_duplicate
+from grading.scoring.text import duplicate_token_sets, near_duplicate, token_set
 
 __all__ = [
     "EMBEDDED_CHARS",
@@ -66,7 +67,7 @@ __all__ = [
     "guarded_matcher_settings",
 ]
 
-GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-e5-polarity/1.0"
+GUARDED_MATCHER_VERSION: Final = "guarded-hybrid-e5-polarity/1.1"
 # Cosine of the multilingual-e5-small embeddings at which a pair the words miss still matches;
 # chosen on the odd-numbered pairs of the event-pair benchmark (best F1 there, tied with 0.84; other
 # events of the same story reach 0.8 to 0.92, so a lower threshold takes them for paraphrases).
@@ -96,19 +97,34 @@ def guarded_matcher_settings(
     )
 
 
-@functools.lru_cache(maxsize=65536)
-def _claims(text: str) -> Claims:
-    return Claims(text)
+def pair_verdict(
+    forecast_text: str, reference_text: str, *, forecast_title: str | None = None, reference_title: str | None = None
+) -> str:
+    """``"matched"`` or the reason the guards refuse the pair (module docstring).
 
-
-def pair_verdict(forecast_text: str, reference_text: str) -> str:
-    """``"matched"`` or the reason the guards refuse the pair (module docstring)."""
-    f_len, r_len = _claims(forecast_text).content_length, _claims(reference_text).content_length
-    if f_len > 2 * r_len + 4:
-        return "stuffed"
-    if f_len <= 1 < r_len:
-        return "too vague"
+    The same words claim the same thing: two texts that differ only in white space match. When the
+    two titles are given and are near-duplicates, they say the claim and the guards read them
+    alone, so a description that adds a sentence ("Solenne Energy and Everin Aerospace boards
+    agreed terms.") never turns the same claim into a refusal."""
+    titled = (
+        forecast_title is not None and reference_title is not None and near_duplicate(forecast_title, reference_title)
+    )
+    if titled:
+        forecast_text, reference_text = forecast_title or "", reference_title or ""
+    if _words(forecast_text) == _words(reference_text):
+        return "matched"
+    if not titled:
+        f_len, r_len = shape(forecast_text)[0], shape(reference_text)[0]
+        if f_len > 2 * r_len + 4:
+            return "stuffed"
+        if f_len <= 1 < r_len:
+            return "too vague"
     return _verdict(forecast_text, reference_text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _words(text: str) -> str:
+    return " ".join(text.split())
 
 
 @functools.lru_cache(maxsize=65536)
@@ -121,14 +137,21 @@ def _verdict(forecast_text: str, reference_text: str) -> str:
 def _embeddable(text: str) -> bool:
     """Whether a forecast event's text can ever be embedded, whatever the hindsight graph: stuffed
     and one-word events never are."""
-    return not _claims(text).stuffed and _claims(text).content_length > 1
+    content_length, stuffed = shape(text)
+    return not stuffed and content_length > 1
 
 
-def embeddable_texts(events: Iterable[Event], settings: MatcherSettings | None = None) -> list[str]:
-    """The texts of forecast ``events`` the matcher may embed (as it sends them to the model), for
-    computing their vectors ahead of grading. A superset: grading embeds only those with a pair
-    inside the date window that the words miss."""
+def embeddable_texts(
+    events: Iterable[Event], settings: MatcherSettings | None = None, *, hindsight: bool = False
+) -> list[str]:
+    """The texts of ``events`` the matcher may embed (as it sends them to the model), for computing
+    their vectors ahead of grading. Forecast events: a superset, as grading embeds only those with
+    a pair inside the date window that the words miss (never stuffed or one-word events).
+    Hindsight events (``hindsight=True``): every one but the outcome node and rejected events."""
     fields = (settings or guarded_matcher_settings()).text_fields
+    if hindsight:
+        texts = (_event_text(e, fields) for e in events if not e.is_outcome and not e.rejected)
+        return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts)]
     texts = (_event_text(e, fields) for e in events)
     return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts) if _embeddable(t)]
 
@@ -174,11 +197,11 @@ class GuardedReferenceIndex(ReferenceIndex):
         )
         window = np.abs(f_dates[:, None] - self._dates[None, :]) <= s.date_window_days
         texts = [_event_text(e, s.text_fields) for events in forecasts for e in events]
-        longest = max((_claims(t).content_length for t in self._texts), default=0)
+        longest = max((shape(t)[0] for t in self._texts), default=0)
         rows = [
             i
             for i in np.flatnonzero((window & (score < s.threshold - SCORE_TOLERANCE)).any(axis=1)).tolist()
-            if _embeddable(texts[i]) and _claims(texts[i]).content_length <= 2 * longest + 4
+            if _embeddable(texts[i]) and shape(texts[i])[0] <= 2 * longest + 4
         ]
         if rows:
             cosine = embed([texts[i][:EMBEDDED_CHARS] for i in rows], self._embeddings) @ self._reference_vectors().T
@@ -224,12 +247,15 @@ class GuardedReferenceIndex(ReferenceIndex):
                 used_r: set[int] = set()
                 refused: set[tuple[int, int]] = set()
                 texts = [_event_text(e, s.text_fields) for e in events]
+                words = [token_set(t) for t in texts]
                 for k in order.tolist():
                     a, r = int(fi[k]), int(ri[k])
                     if a in used_f or r in used_r:
                         continue
-                    verdict = pair_verdict(texts[a], self._texts[r])
-                    if verdict == "matched" and any(near_duplicate(texts[a], texts[b]) for b in used_f):
+                    verdict = pair_verdict(
+                        texts[a], self._texts[r], forecast_title=events[a].title, reference_title=self.events[r].title
+                    )
+                    if verdict == "matched" and any(duplicate_token_sets(words[a], words[b]) for b in used_f):
                         verdict = "duplicate"
                     if verdict != "matched":
                         if (a, r) not in refused:

@@ -62,8 +62,10 @@ class EmbeddingStore(Protocol):
 
 def normalise(text: str) -> str:
     """Runs of white space become one space and the ends are trimmed: the model reads a trailing
-    space as a token of its own (a title with an empty description would not be its own nearest text)."""
-    return " ".join(text.split())
+    space as a token of its own (a title with an empty description would not be its own nearest text).
+    A character UTF-8 cannot carry (a lone surrogate, which JSON can) becomes "?"."""
+    text = " ".join(text.split())
+    return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
 
 
 def text_digest(text: str) -> str:

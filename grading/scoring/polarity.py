@@ -16,7 +16,8 @@ and small word lists; none needs a model. :func:`verdict` compares two texts and
     Both sides name the same two actors around an action, in the opposite order, with neither pair
     joined by *and*: "Apple sues Samsung" vs "Samsung sues Apple".
 ``different quantity``
-    Both sides state numbers and share none of them: "rises 18%" vs "rises 2%".
+    Both sides state numbers (:func:`grading.scoring.numbers.read_numbers`, every common written
+    form) and share none of them: "rises 18%" vs "rises 2%".
 
 The word lists are English, with the plain negations of German, French and Spanish (*nicht*, *kein*,
 *pas*, *jamais*, *no*, *nunca*); a sentence in another language carries no direction cue, so the
@@ -25,15 +26,17 @@ similarity decides the rest for it.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from grading.scoring.numbers import read_numbers
 from ingestion.text import STOPWORDS, tokenize
 
-__all__ = ["VERDICTS", "Claims", "claims", "named", "shares_name", "tokens_of", "verdict"]
+__all__ = ["VERDICTS", "Claims", "claims", "named", "shape", "shares_name", "tokens_of", "verdict"]
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -128,8 +131,6 @@ for _axis, _words in _AXES.items():
 
 # Words that join two actors into one side ("Israel and Hamas sign").
 _JOINERS: Final = frozenset({"and", "or", "the", "of", "s"})
-# A number; a comma before exactly three digits groups thousands, any other is a decimal comma.
-_NUMBER: Final = re.compile(r"\d+(?:,\d{3}(?!\d))*(?:[.,]\d+)?")
 _NUMBER_WORDS: Final = {
     "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
     "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15",
@@ -154,8 +155,10 @@ _SAME_FRAME: Final = 0.8
 _NUMBER_TOLERANCE: Final = 0.1
 
 
+@functools.lru_cache(maxsize=65536)
 def _axis_sign(token: str) -> tuple[str, int] | None:
-    """The axis of ``token`` or of its base form (``imposing`` -> ``impose``, ``signed`` -> ``sign``)."""
+    """The axis of ``token`` or of its base form (``imposing`` -> ``impose``, ``signed`` -> ``sign``);
+    cached, as every text's words are looked up."""
     hit = _AXIS_SIGN.get(token)
     if hit is not None or len(token) < 5:
         return hit
@@ -183,6 +186,7 @@ class Claims:
     """The cues of one sentence (computed once per distinct text)."""
 
     __slots__ = (
+        "by_prefix",
         "content_length",
         "first",
         "last",
@@ -200,7 +204,7 @@ class Claims:
     def __init__(self, text: str) -> None:
         text = _US.sub("US", text)
         tokens = tokenize(text, drop_stopwords=False)
-        unquoted = tokenize(_QUOTED.sub(" ", text), drop_stopwords=False)
+        unquoted = tokenize(_QUOTED.sub(" ", text), drop_stopwords=False) if _QUOTED.search(text) else tokens
         pairs = {f"{a} {b}" for a, b in itertools.pairwise(unquoted)}
         flips = sum(1 for t in unquoted if t in _NEGATION) + len(pairs & _NEGATION_PAIRS)
         self.negated: bool = flips % 2 == 1
@@ -218,44 +222,61 @@ class Claims:
         self.first: dict[str, int] = first
         # The last word only where the axis has two: "approve leaving" is one approval.
         self.last: dict[str, int] = {axis: sign for axis, sign in last.items() if count[axis] > 1}
-        function = sum(1 for t in tokens if t in STOPWORDS or t in _FOREIGN_FUNCTION_WORDS)
-        self.stuffed: bool = len(tokens) >= _STUFFED_TOKENS and function / len(tokens) < _STUFFED_FUNCTION_SHARE
-        # Words that carry content, in any of the languages above.
-        self.content_length: int = len(tokens) - function
-        numbers = {_plain_number(n) for n in _NUMBER.findall(text)}
+        self.content_length, self.stuffed = _shape(tokens)
+        numbers = set(read_numbers(text))
         numbers |= {float(_NUMBER_WORDS[t]) for t in tokens if t in _NUMBER_WORDS}
         self.numbers: tuple[float, ...] = tuple(sorted(numbers))
         self.text = text
         # Capitalised words in order of appearance with their place in the text, accents folded
         # (Silina = Siliņa); ``start`` tells the sentence's first word, often not a name.
         self.names: tuple[tuple[str, int, int], ...] = tuple(
-            (_fold(m.group(0)), m.start(), m.end())
+            (_fold(word), m.start(), m.end())
             for m in _WORD.finditer(self.text)
-            if m.group(0)[0].isupper() and m.group(0).lower() not in STOPWORDS
+            if (word := m.group(0))[0].isupper() and word.lower() not in STOPWORDS
         )
         lowered = {n for n, _, _ in self.names}
-        self.lowered: frozenset[str] = frozenset(_fold(t) for t in tokens)
+        # Every word as written, names included: the tokenizer drops apostrophes ("FBI's" is "fbis"),
+        # and a name must be found in a sentence that names it.
+        self.lowered: frozenset[str] = frozenset(_fold(t) for t in tokens) | lowered
+        # The words by their first four letters: another spelling of a name (a demonym) shares them.
+        by_prefix: dict[str, list[str]] = {}
+        for word in self.lowered:
+            by_prefix.setdefault(word[:4], []).append(word)
+        self.by_prefix: dict[str, list[str]] = by_prefix
         self.other_words: frozenset[str] = frozenset(
             _fold(t) for t in tokens if t not in STOPWORDS and _fold(t) not in lowered
         )
 
 
+def _shape(tokens: Sequence[str]) -> tuple[int, bool]:
+    """(words that carry content, in any of the languages above; whether the sentence is a list of
+    key words rather than a sentence) of a sentence's tokens."""
+    function = sum(1 for t in tokens if t in STOPWORDS or t in _FOREIGN_FUNCTION_WORDS)
+    return len(tokens) - function, len(tokens) >= _STUFFED_TOKENS and function / len(tokens) < _STUFFED_FUNCTION_SHARE
+
+
+@functools.lru_cache(maxsize=65536)
+def shape(text: str) -> tuple[int, bool]:
+    """:attr:`Claims.content_length` and :attr:`Claims.stuffed` of ``text``, without the rest of its
+    claims (a matcher asks this of every text, and the claims only of texts in a candidate pair)."""
+    return _shape(tokenize(_US.sub("US", text), drop_stopwords=False))
+
+
+@functools.lru_cache(maxsize=65536)
 def _fold(word: str) -> str:
+    """``word`` in lower case without accents (the same words recur in every text: cached)."""
+    if word.isascii():
+        return word.lower()
     return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
-
-
-def _plain_number(text: str) -> float:
-    head, _, tail = text.rpartition(",")
-    if head and len(tail) != 3:  # a decimal comma: "1,8" is 1.8
-        text = f"{head}.{tail}"
-    return float(text.replace(",", ""))
 
 
 def _same_number(x: float, y: float) -> bool:
     return abs(x - y) <= _NUMBER_TOLERANCE * max(abs(x), abs(y))
 
 
+@functools.lru_cache(maxsize=65536)
 def claims(text: str) -> Claims:
+    """The cues of ``text``, computed once per distinct text (a matcher reads each text against many)."""
     return Claims(text)
 
 
@@ -269,7 +290,10 @@ def _find(names: Sequence[tuple[str, int, int]], name: str) -> int | None:
 def _swapped(a: Claims, b: Claims) -> bool:
     """Two actors both sentences name stand in the opposite order, with the same action between
     them ("Apple sues Samsung" / "Samsung sues Apple")."""
-    pairs = [(i, j) for i, (name, _, _) in enumerate(a.names) if (j := _find(b.names, name)) is not None]
+    # Each actor where it is first named: a sentence that names it again later ("... Solenne
+    # Energy and Everin Aerospace boards agreed terms") says nothing new about who did what.
+    firsts = [i for i, (name, _, _) in enumerate(a.names) if _find(a.names, name) == i]
+    pairs = [(i, j) for i in firsts if (j := _find(b.names, a.names[i][0])) is not None]
     for k, (ia, ib) in enumerate(pairs):
         for ja, jb in pairs[k + 1 :]:
             if jb >= ib or _same_name(b.names[ib][0], b.names[jb][0]):
@@ -286,6 +310,12 @@ def _between(c: Claims, i: int, j: int) -> frozenset[str]:
     return frozenset(t for t in tokenize(c.text[c.names[i][2] : c.names[j][1]]) if _fold(t) not in names)
 
 
+def _writes(c: Claims, name: str) -> bool:
+    """Whether the sentence writes ``name``, in any case or as a demonym (:func:`_same_name`, which
+    needs the first four letters in common unless the words are equal)."""
+    return name in c.lowered or any(_same_name(name, word) for word in c.by_prefix.get(name[:4], ()))
+
+
 def _other_actor(a: Claims, b: Claims) -> bool:
     """The same sentence about someone else: both name someone the other does not, they share a
     name, and the shorter one's other words are nearly all in the longer ("Georgia's parliament
@@ -294,8 +324,8 @@ def _other_actor(a: Claims, b: Claims) -> bool:
     names_b = [n for n, _, _ in b.names]
     # Every word of the other sentence counts: a capitalised word it writes in lower case is a
     # title, and its first word may be the name.
-    only_a = [n for n in names_a if not any(_same_name(n, m) for m in b.lowered)]
-    only_b = [n for n in names_b if not any(_same_name(n, m) for m in a.lowered)]
+    only_a = [n for n in names_a if not _writes(b, n)]
+    only_b = [n for n in names_b if not _writes(a, n)]
     if not only_a or not only_b or len(only_a) == len(names_a):
         return False
     x, y = a.other_words, b.other_words
@@ -304,7 +334,7 @@ def _other_actor(a: Claims, b: Claims) -> bool:
 
 def verdict(forecast: Claims, reference: Claims) -> str:
     """``"matched"`` when nothing disagrees, else the first disagreement (module docstring)."""
-    if forecast.stuffed:
+    if forecast.stuffed and not reference.stuffed:  # a headline written as a list matches its own style
         return "stuffed"
     # Opposite direction on a shared axis (its first or its last word), each side's negation applied.
     flip_f = -1 if forecast.negated else 1
@@ -333,7 +363,7 @@ def named(text: str, *, first_word: bool = True) -> frozenset[str]:
     """The capitalised words of ``text`` (accents folded) but titles, months and common words: the
     people, places and firms it names. A sentence's first word is capitalised anyway, so it can be
     left out (``first_word=False``) to see whether the text names anyone for certain."""
-    c = Claims(text)
+    c = claims(text)
     return frozenset(n for n, start, _ in c.names if (start or first_word) and n not in _COMMON_CAPITALISED)
 
 

@@ -8,12 +8,13 @@ multiplicity; it is 0 when either side has no tokens. Tokens come from the proje
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 
 from ingestion.text import tokenize
 
-__all__ = ["DUPLICATE_JACCARD", "near_duplicate", "repeats", "token_f1"]
+__all__ = ["DUPLICATE_JACCARD", "duplicate_token_sets", "near_duplicate", "repeats", "token_f1", "token_set"]
 
 # Two event texts whose token sets overlap this much (Jaccard) say the same thing twice.
 DUPLICATE_JACCARD = 0.6
@@ -27,13 +28,24 @@ def token_f1(predicted: Sequence[str], gold: Sequence[str]) -> float:
     return 2.0 * overlap / (len(predicted) + len(gold))
 
 
+@functools.lru_cache(maxsize=65536)
+def token_set(text: str) -> frozenset[str]:
+    """The distinct tokens of ``text`` (computed once per text: a matcher compares each text with many)."""
+    return frozenset(tokenize(text))
+
+
 def near_duplicate(a: str, b: str) -> bool:
     """Whether two event texts are the same words give or take a few: token-set Jaccard of the
     project's tokens at least :data:`DUPLICATE_JACCARD` (two texts without tokens are duplicates)."""
-    x, y = set(tokenize(a)), set(tokenize(b))
+    return duplicate_token_sets(token_set(a), token_set(b))
+
+
+def duplicate_token_sets(x: frozenset[str], y: frozenset[str]) -> bool:
+    """:func:`near_duplicate` of two texts' :func:`token_set`."""
     if not x or not y:
         return x == y
-    return len(x & y) / len(x | y) >= DUPLICATE_JACCARD
+    shared = len(x & y)
+    return shared >= DUPLICATE_JACCARD * (len(x) + len(y) - shared)
 
 
 def repeats(texts: Sequence[str]) -> list[bool]:

@@ -10,12 +10,14 @@ Leaks need no reference and are always counted. An annulled question's rows are 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import DatabaseError
 
 from grading.embeddings import stored_embedding_cache
 from grading.scoring import GRADER_VERSION
@@ -36,6 +38,8 @@ from leaderboard.selectors.market_prices import MarketSeries
 from leaderboard.services.grade_writer import blank_grade_row
 from leaderboard.services.leaks import ServedIndex, forecast_as_of
 from leaderboard.services.predictions import question_options
+
+logger = logging.getLogger(__name__)
 
 # A grade's details list this many of its leaked reads (the count is always complete).
 LEAKED_READS_LISTED = 50
@@ -67,6 +71,10 @@ def forecast_events(graph_events: Any) -> list[Event]:
             )
         )
     return events
+
+
+def _failure(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:500]
 
 
 def _round(value: float | None, digits: int = 6) -> float | None:
@@ -102,27 +110,11 @@ class QuestionGrader:
         self.built = reference is not None and reference.graph_built
         self.reference_ids: frozenset[int] = reference.source_article_ids if self.built and reference else frozenset()
         self.index: MatcherIndex | None = None
+        # Why no forecast of this question can have a reasoning score (the hindsight graph's text
+        # could not be read), or "".
+        self.reasoning_error = ""
         if self.built and reference is not None:
-            self.index = build_reference_index(
-                [
-                    Event(
-                        id=str(e.id),
-                        title=e.title,
-                        description=e.description,
-                        date=e.date,
-                        magnitude=e.magnitude,
-                        confidence=e.confidence,
-                        has_impact=e.has_impact,
-                        rejected=e.rejected,
-                        is_outcome=e.is_outcome,
-                    )
-                    for e in reference.events
-                ],
-                matcher,
-                question=question.title,
-                # Vectors computed once ever per distinct text (the guarded matcher's embeddings).
-                embeddings=stored_embedding_cache(),
-            )
+            self.index = self._index(reference, matcher)
         self.options = question_options(question)
         self.market = MarketSeries(question) if question.type in ("binary", "multiple_choice") else None
         self.cameo = cameo_children() if question.type == Question.Type.RELATION else None
@@ -147,6 +139,38 @@ class QuestionGrader:
             "inputs_key": key,
             "created_at": now,
         }
+
+    def _index(self, reference: Reference, matcher: MatcherSettings) -> MatcherIndex | None:
+        """The matcher's index of the hindsight events; None (every forecast's reasoning then
+        ungradable, its outcome and evidence graded) when the matcher cannot read the graph."""
+        events = [
+            Event(
+                id=str(e.id),
+                title=e.title,
+                description=e.description,
+                date=e.date,
+                magnitude=e.magnitude,
+                confidence=e.confidence,
+                has_impact=e.has_impact,
+                rejected=e.rejected,
+                is_outcome=e.is_outcome,
+            )
+            for e in reference.events
+        ]
+        try:
+            return build_reference_index(
+                events,
+                matcher,
+                question=self.question.title,
+                # Vectors computed once ever per distinct text (the guarded matcher's embeddings).
+                embeddings=stored_embedding_cache(),
+            )
+        except DatabaseError:
+            raise
+        except Exception as exc:  # a defect in reading text must not stop the question's grading
+            logger.exception("question %s: the matcher cannot read the hindsight graph", self.question.pk)
+            self.reasoning_error = f"The event matcher could not read the hindsight graph ({_failure(exc)})."
+            return None
 
     # -- LRAE stage 2 evidence: the platform's corpus after the question's cut-off (t0)
     def _evidence_for(self, prediction: str) -> list[EvidenceItem]:
@@ -173,11 +197,45 @@ class QuestionGrader:
         Reasoning is scored for the whole batch in one call (``score_many``, vectorised by the hybrid matcher).
         """
         rows = [self._row(d, version=versions.get(d.id, 0) + 1, counts=d.id in counting) for d in batch]
-        if self.index is not None and not self.void:
-            scores = self.index.score_many([forecast_events(d.graph_events) for d in batch])
+        if self.void:
+            return rows
+        if self.index is not None:
+            scores = self._reasoning_scores([forecast_events(d.graph_events) for d in batch])
             for row, score in zip(rows, scores, strict=True):
-                self._reasoning(row, score)
+                if isinstance(score, str):
+                    row["details"]["reasoning_error"] = score
+                else:
+                    self._reasoning(row, score)
+        elif self.reasoning_error:
+            for row, data in zip(rows, batch, strict=True):
+                if forecast_events(data.graph_events):
+                    row["details"]["reasoning_error"] = self.reasoning_error
         return rows
+
+    def _reasoning_scores(self, forecasts: Sequence[Sequence[Event]]) -> Sequence[ReasoningScore | str]:
+        """Each forecast's reasoning score, or why the matcher could not score it. A forecast whose
+        text the matcher cannot read is graded without reasoning and holds back no other; when no
+        forecast of several can be scored the fault is not theirs, and it is raised (the run fails,
+        records why, and is tried again)."""
+        assert self.index is not None
+        try:
+            return self.index.score_many(forecasts)
+        except DatabaseError:
+            raise
+        except Exception as exc:
+            first = exc
+        out: list[ReasoningScore | str] = []
+        for events in forecasts:
+            try:
+                out.append(self.index.score(events))
+            except DatabaseError:
+                raise
+            except Exception as exc:  # a defect in reading one forecast's text
+                logger.exception("question %s: the matcher cannot read a forecast's graph", self.question.pk)
+                out.append(f"The event matcher could not read this forecast's graph ({_failure(exc)}).")
+        if len(out) > 1 and all(isinstance(score, str) for score in out):
+            raise first
+        return out
 
     def _row(self, data: ForecastData, *, version: int, counts: bool) -> dict[str, Any]:
         cutoff = data.knowledge_cutoff

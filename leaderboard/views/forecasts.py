@@ -55,19 +55,29 @@ def forecast_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
             "version_grades": [v.grade for v in versions],
             "show_private": member or staff,
             "overlay_url": overlay_url,
+            "reasoning_error": _reasoning_error(current) if grades_visible else "",
         },
     )
 
 
+def _reasoning_error(grade: Grade | None) -> str:
+    """Why the grade has no reasoning score although the forecast carried a graph (the matcher
+    could not read its text), or ""."""
+    return str((grade.details or {}).get("reasoning_error") or "") if grade is not None else ""
+
+
 def forecast_graph_page(request: HttpRequest, forecast_id: int) -> HttpResponse:
-    """The question's hindsight graph with this forecast's events and its grade's matches overlaid."""
-    forecast = get_object_or_404(Forecast.objects.select_related("agent", "question"), pk=forecast_id)
+    """The question's hindsight graph with this forecast's events and its grade's matches overlaid,
+    and the matcher's verdict on every pair it considered."""
+    forecast = get_object_or_404(Forecast.objects.select_related("agent", "agent__team", "question"), pk=forecast_id)
     context = hindsight_context(request, forecast.question)  # 404 unless revealed (or staff) with a graph
     grade = Grade.objects.filter(forecast=forecast, is_current=True).first()
     context["graph_payload"]["overlay"] = forecast_overlay(
         forecast_graph=forecast.graph, grade_details=grade.details if grade else {}, agent=forecast.agent.name
     )
     context["overlay_forecast"] = forecast
+    context["reasoning_error"] = _reasoning_error(grade)
+    context["show_private"] = bool(getattr(request.user, "is_staff", False)) or _is_member(request, forecast)
     context["match_rows"] = match_rows(
         forecast_graph=forecast.graph, grade_details=grade.details if grade else {}, events=context["view"].events
     )

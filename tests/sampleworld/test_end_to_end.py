@@ -7,9 +7,23 @@ from typing import Any
 
 import pytest
 
-from leaderboard.models import Standing
+from grading.models import HindsightEvent
+from grading.scoring.text import near_duplicate
+from leaderboard.models import Agent, Grade, Standing
 from tests.celery_worker import running_worker
 from tests.sampleworld.loop import run_loop
+
+
+def _same_claim_verdicts(agent: Agent) -> list[str]:
+    """The verdict on every pair of the agent's current grades whose two titles say the same thing
+    (the reference agent restates reports' headlines; the hindsight graph titles them "Update: ...")."""
+    verdicts: list[str] = []
+    for grade in Grade.objects.filter(forecast__agent=agent, is_current=True).select_related("forecast"):
+        titles = {str(e.get("id")): str(e.get("title")) for e in (grade.forecast.graph or {}).get("events", [])}
+        pairs = (grade.details.get("reasoning") or {}).get("verdicts") or []
+        reference = dict(HindsightEvent.objects.filter(pk__in=[int(p[1]) for p in pairs]).values_list("pk", "title"))
+        verdicts += [v for f, r, _, v in pairs if near_duplicate(titles[f], reference[int(r)])]
+    return verdicts
 
 
 def _row(agent: Any) -> Standing:
@@ -40,3 +54,7 @@ def test_standings_follow_the_hidden_ground_truth(live_server: Any) -> None:
         assert row.key_event_recall is None or citer.key_event_recall >= row.key_event_recall, name
     assert citer.key_event_recall > rows["reference-offline"].key_event_recall * 0.99
     assert citer.source_precision > 0.5
+    # The same claim is never refused: the reference agent's events restate the hindsight events'
+    # headlines, their descriptions adding a sentence that names the actors again.
+    same_claim = _same_claim_verdicts(result.agents["reference-offline"])
+    assert same_claim and set(same_claim) <= {"matched", "duplicate"}, same_claim

@@ -414,6 +414,9 @@ HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THR
 # stored, so grading finds the vectors stored (grading/embeddings.py). Off by default without a
 # broker: tasks would run inside the submitting request, and grading embeds what is missing anyway.
 HINDSIGHT_EMBED_ON_SUBMIT = env_bool("HINDSIGHT_EMBED_ON_SUBMIT", bool(REDIS_URL))
+# Embed a hindsight graph's event texts (guarded matcher) as the graph is stored, by the worker that
+# built it, so grading finds the vectors stored.
+HINDSIGHT_EMBED_ON_BUILD = env_bool("HINDSIGHT_EMBED_ON_BUILD", True)
 # Lexical LRAE judge (used when no LLM is configured): token F1 needed to match a gold item.
 HINDSIGHT_LEXICAL_JUDGE_THRESHOLD = env_float("HINDSIGHT_LEXICAL_JUDGE_THRESHOLD", 0.5)
 # LRAE stage 2: evidence articles retrieved per unmatched prediction.

@@ -13,8 +13,10 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # running them itself (a grading run started by beat's sweeper belongs on the grade queue's workers).
 CELERY_TASK_ALWAYS_EAGER = not env_bool("HINDSIGHT_WORKER_IN_TESTS")
 CELERY_TASK_EAGER_PROPAGATES = True
-# In-process tasks would embed every test forecast's graph as it is submitted; the tests of that turn it on.
+# In-process tasks would embed every test forecast's graph as it is submitted, and every build its
+# graph's events; the tests of that turn them on.
 HINDSIGHT_EMBED_ON_SUBMIT = False
+HINDSIGHT_EMBED_ON_BUILD = env_bool("HINDSIGHT_EMBED_ON_BUILD", False)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

@@ -9,9 +9,11 @@ item id as fragment), so the builder sees them as the evidence store would.
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Iterable, Iterator
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,15 @@ HERE = Path(__file__).parent
 QUESTIONS = HERE / "questions.json"
 BULGARIA = HERE / "wcep_bulgaria_2026.jsonl"
 REUTERS = HERE / "reuters21578_excerpt.jsonl"
+# The news archive the repository ships (Wikipedia Current events, CC BY-SA 4.0; its PROVENANCE.md).
+SHIPPED_ARCHIVE = HERE.parents[2] / "ingestion/data/archives/wcep/documents.jsonl.gz"
+
+
+@cache
+def shipped_archive() -> tuple[dict[str, Any], ...]:
+    """Every item of the shipped news archive, in its order (read once per test process)."""
+    with gzip.open(SHIPPED_ARCHIVE, "rt", encoding="utf-8") as handle:
+        return tuple(json.loads(line) for line in handle)
 
 
 def lines(path: Path) -> Iterator[dict[str, Any]]:

@@ -86,6 +86,46 @@ def test_a_title_repeated_on_several_dates_matches_once() -> None:
     assert result.ker == 0.5
 
 
+def test_the_same_claim_is_never_refused_because_a_description_adds_a_sentence() -> None:
+    """The demo's merger question: the reference agent's events are the hindsight events' titles word
+    for word, each description repeating its title and adding a sentence that names both firms again
+    (which read as "swapped roles" before). Each matches its own event, not another of the deal."""
+    a, b = "Solenne Energy", "Everin Aerospace"
+    day = dt.date(2026, 9, 7)
+    hindsight = [
+        ("1", f"Update: {a} agrees to buy {b} in all-share deal", 0),
+        ("2", f"Galdria Competition Bureau opens review of {a} takeover of {b}", 4),
+        ("3", f"{b} shareholders approve {a} takeover", 6),
+        ("4", f"Unions oppose {a} plan to close {b} plants", 7),
+        ("5", f"Update: {a} refuses to sell overlapping {b} brands", 8),
+        ("6", f"Rival Pellucid Energy files complaint against {a} {b} merger", 15),
+    ]
+    reference = [
+        Event(key, title, title.removeprefix("Update: ") + ".", day + dt.timedelta(days=days), 0.8, 0.8, True)
+        for key, title, days in hindsight
+    ]
+    forecast = [
+        (f"{a} agrees to buy {b} in all-share deal", f"{a} and {b} boards agreed terms.", 0),
+        (f"Galdria Competition Bureau opens review of {a} takeover of {b}", "Galdria Competition Bureau began its merger review.", 4),
+        (f"{b} shareholders approve {a} takeover", f"{b} investors voted on the offer from {a}.", 6),
+        (f"{a} refuses to sell overlapping {b} brands", f"Remedies for the {a} {b} merger were discussed.", 8),
+    ]  # fmt: skip
+    events = [
+        Event(f"e{i}", title, f"{title}. {extra}", day + dt.timedelta(days=days))
+        for i, (title, extra, days) in enumerate(forecast, start=1)
+    ]
+    result = build_reference_index(
+        reference, GUARDED, question=f"Will the bureau approve {a}'s takeover of {b}?"
+    ).score(events)
+    assert {m.forecast_id: m.reference_id for m in result.matches} == {"e1": "1", "e2": "2", "e3": "3", "e4": "5"}
+    verdicts = {(f, r): v for f, r, _, v in result.verdicts}
+    assert [verdicts[pair] for pair in (("e1", "1"), ("e2", "2"), ("e3", "3"), ("e4", "5"))] == ["matched"] * 4
+    assert "swapped roles" not in verdicts.values()
+    # The roles really swapped are still refused, with the same descriptions.
+    swapped = Event("s", f"{b} agrees to buy {a} in all-share deal", f"{a} and {b} boards agreed terms.", day)
+    assert build_reference_index(reference, GUARDED).score([swapped]).verdicts[0][3] == "swapped roles"
+
+
 def test_the_four_graphs_of_the_storyline() -> None:
     index = build_reference_index(REFERENCE, GUARDED, question=QUESTION)
     ker = {name: index.score(events).ker for name, events in GRAPHS.items()}
