@@ -67,7 +67,8 @@ def test_mcp_the_web_form_and_deliveries_refuse_it(
                 "probability": "0.6",
             }
             refused = site.post(form, data=data)
-            assert refused.status_code == 200 and withdrawn.capitalize() in refused.text  # the form says it as a sentence
+            # The form says it as a sentence.
+            assert refused.status_code == 200 and withdrawn.capitalize() in refused.text
     finally:
         server.stop()
 
