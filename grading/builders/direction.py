@@ -271,6 +271,9 @@ def planned_month(text: str) -> date | None:
     return date(int(match.group(2)), _MONTH_NUMBER[match.group(1).lower()], 1)
 
 
+AGAINST_MARGIN = 3
+
+
 @dataclass(frozen=True)
 class Target:
     """What Positive means for one question (module docstring)."""
@@ -321,3 +324,23 @@ class Target:
             return option_direction(text, self.resolved, self.others)
         plus, minus = cue_score(text, self.frame)
         return label(plus, minus, self.alignment)
+
+    def in_hindsight(self, text: str, *, towards: str) -> str:
+        """The direction of an event of the outcome's causal chain: ``towards`` (the label that
+        pushes toward what happened) unless its cues clearly push the other way, by at least
+        ``AGAINST_MARGIN`` cues more against than for: a development the story led through pushed
+        toward where it ended, and one word ("protest", "rejects") does not turn it round."""
+        against = "Negative" if towards == "Positive" else "Positive"
+        if self.frame is None:
+            judged = option_direction(text, self.resolved, self.others)
+            return against if judged == against and not self.resolved_named(text) else towards
+        plus, minus = cue_score(text, self.frame)
+        if self.alignment == 0:
+            return towards
+        toward_yes = (plus - minus) * self.alignment
+        pushes = "Positive" if toward_yes > 0 else "Negative"
+        return against if abs(plus - minus) >= AGAINST_MARGIN and pushes == against else towards
+
+    def resolved_named(self, text: str) -> bool:
+        words = set(stems(text))
+        return any(set(stems(o)) <= words for o in self.resolved if stems(o))

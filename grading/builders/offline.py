@@ -176,11 +176,12 @@ def draft_graph(ctx: BuildContext, story: Story, target: Target) -> tuple[GraphD
     keys = {old: f"e{n}" for n, old in enumerate(kept, start=1)}
     events: list[DraftEvent] = []
     aligned: dict[str, int] = {}
+    towards = "Negative" if ctx.question_type == Question.Type.BINARY and not ctx.outcome else "Positive"
     for old in kept:
         cluster = story.events[old]
         best = cluster.best
         text = f"{best.title}. {cluster.description}"
-        direction = target.direction(text)
+        direction = target.in_hindsight(text, towards=towards)
         magnitude = round(0.1 + 0.8 * cluster.relevance, 2)
         if direction == "Neutral":
             magnitude = min(magnitude, NEUTRAL_MAX_MAGNITUDE)
