@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from grading.builders.chains import CHAIN_MIN, OUTCOME, Hop, choose_chains, orient, widest_paths
 from grading.builders.common import BuildContext, BuildError, BuildResult
@@ -42,7 +42,7 @@ from grading.builders.direction import Target
 from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, DraftEvent, DraftImpact, DraftLink, GraphDraft
 from grading.builders.itemgraph import link_items
 from grading.builders.merge import Cluster, merge_reports
-from grading.builders.relevance import SubjectTerms, stems
+from grading.builders.relevance import Doc, SubjectTerms, stems
 from grading.builders.spread import personalized_pagerank
 from grading.builders.story import choose_story, seed_items
 from grading.builders.window import HISTORY_DAYS, HISTORY_MAX_ARTICLES, Window, first_sentence, read_window
@@ -55,6 +55,10 @@ __all__ = ["BUILDER_VERSION", "HISTORY_DAYS", "HISTORY_MAX_ARTICLES", "build", "
 
 BUILDER_VERSION = "offline-4.0"
 LINK_FULL = 0.4
+# The days before the question opened where its story is read first (see find_story).
+STORY_DAYS = 60
+# Developments less relevant than this (relative to the story's most relevant) are left out.
+EVENT_RELEVANCE = 0.1
 TYPE_CUES: tuple[tuple[str, frozenset[str]], ...] = (
     (
         "ExternalShock",
@@ -125,9 +129,26 @@ class Story:
     reports_per_event: float
 
 
-def find_story(ctx: BuildContext, window: Window, *, max_articles: int, max_events: int) -> Story:
-    """Stages 2-8 over the window (module docstring)."""
-    docs = window.docs
+def find_story(
+    ctx: BuildContext, window: Window, *, max_articles: int, max_events: int, min_events: int = 0
+) -> Story:
+    """Stages 2-8 over the window's last ``STORY_DAYS`` before the question opened, or over the whole
+    window (``HISTORY_DAYS``) when those days hold fewer than ``min_events`` developments of the
+    story: a story told over a few weeks is read there, a thin one is followed further back (the
+    protests and the resignation months before an early election)."""
+    recent = ctx.t0 - timedelta(days=STORY_DAYS)
+    docs = [d for d in window.docs if d.published_at >= recent]
+    if len(docs) < len(window.docs):
+        try:
+            story = _find_story(ctx, docs, window, max_articles=max_articles, max_events=max_events)
+        except BuildError:
+            story = None
+        if story is not None and len(story.events) >= min_events:
+            return story
+    return _find_story(ctx, window.docs, window, max_articles=max_articles, max_events=max_events)
+
+
+def _find_story(ctx: BuildContext, docs: list[Doc], window: Window, *, max_articles: int, max_events: int) -> Story:
     subject = SubjectTerms.for_question(
         title=ctx.title, criteria=ctx.resolution_criteria, background=ctx.background, options=ctx.options
     )
@@ -152,8 +173,10 @@ def find_story(ctx: BuildContext, window: Window, *, max_articles: int, max_even
     edges = orient(
         list(events.items()), links.tocsr(), index, outcome_docs=[d.id for d in closing], closing_day=closing_day
     )
-    hops = widest_paths({k: c.day for k, c in events.items()}, edges)
-    kept = choose_chains(hops, {k: c.relevance for k, c in events.items()}, max_events)
+    relevance = {k: c.relevance for k, c in events.items() if c.relevance >= EVENT_RELEVANCE}
+    edges = [e for e in edges if e.cause in relevance and (e.effect in relevance or e.effect == OUTCOME)]
+    hops = widest_paths({k: events[k].day for k in relevance}, edges)
+    kept = choose_chains(hops, relevance, max_events)
     return Story(
         items=len(story),
         seeds=len(seeds.shares),
@@ -258,7 +281,9 @@ def build_from_window(
     ctx: BuildContext, window: Window, *, thresholds: Thresholds, max_articles: int, max_events: int
 ) -> BuildResult:
     """Every stage after reading the window (pure): the graph, its quality and the build log."""
-    story = find_story(ctx, window, max_articles=max_articles, max_events=max_events)
+    story = find_story(
+        ctx, window, max_articles=max_articles, max_events=max_events, min_events=thresholds.min_events - 1
+    )
     # One report per development in a brief, several in a wire archive: the sources threshold follows.
     thresholds = fit_to_archive(thresholds, story.reports_per_event)
     draft, _ = draft_graph(ctx, story, question_target(ctx))

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,7 +46,8 @@ HEAD_RATIO = 1.5
 STORY_SHARE = 0.06
 BRIDGE_MIN = 0.05
 MAX_STORY = 400
-REACHED_RELEVANCE = 0.6
+SPREAD_WEIGHT = 0.5
+WORDING_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,8 @@ class Seeds:
     # "bankruptcy", "court") and the parts of its names that do not name alone ("Corp" of "Kaiser
     # Steel Corp"): shared, they say two items are of one kind, not of one story.
     topic: frozenset[str] = frozenset()
+    # Every item's score over the best (how much of the question's wording it writes).
+    match: dict[int, float] = field(default_factory=dict)
 
 
 def seed_items(docs: Sequence[Doc], subject: SubjectTerms, *, pinned: Collection[int] = ()) -> Seeds:
@@ -200,20 +203,22 @@ def seed_items(docs: Sequence[Doc], subject: SubjectTerms, *, pinned: Collection
     best = max(m.score for m in matches.values())
     if best <= 0:
         return Seeds(shares, anchors, topic)
+    match = {i: m.score / best for i, m in matches.items() if m.score > 0}
     title_keys = any(w >= TITLE_KEY for w in subject.keys.values())
     for doc in docs:
         m = matches[doc.id]
         if m.score < SEED_SHARE * best:
             continue
         if anchors.phrases:
-            # One name and a word of what the title asks ("Bolsonaro" and "convict"); criteria and
-            # background words ("former president") only when the title has none of its own.
-            seed = m.named >= 2 or (m.named == 1 and (m.title_keys > 0 if title_keys else m.keys >= 1.0))
+            # One name and a word of what the title asks ("Bolsonaro" and "convict"), or two words of
+            # the criteria and background ("suspends ... pending a ruling").
+            seed = m.named >= 2 or (m.named == 1 and (m.title_keys > 0 or m.keys >= 2.0))
         else:
-            seed = not subject.phrases and m.key_count >= 2
+            # No name in the title ("the papal conclave"): two of the title's words.
+            seed = m.title_keys >= 2 if title_keys else m.key_count >= 2
         if seed:
             shares[doc.id] = max(shares.get(doc.id, 0.0), round(m.score / best, 4))
-    return Seeds(shares, anchors, topic)
+    return Seeds(shares, anchors, topic, match)
 
 
 def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
@@ -243,7 +248,8 @@ def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
     for r in sorted(chosen):
         doc = graph.docs[r]
         spread = min(1.0, float(scores[r]) / reference)
-        doc.relevance = round(max(rows[r], spread) if r in rows else max(0.01, REACHED_RELEVANCE * spread), 4)
+        wording = seeds.match.get(doc.id, 0.0)
+        doc.relevance = round(max(0.0001, spread**SPREAD_WEIGHT * (WORDING_FLOOR + wording) ** (1 - SPREAD_WEIGHT)), 4)
         story.append(doc)
     return story
 
