@@ -46,6 +46,7 @@ HEAD_RATIO = 1.5
 STORY_SHARE = 0.06
 BRIDGE_MIN = 0.05
 MAX_STORY = 400
+STORY_NAME_SHARE = 0.5
 SPREAD_WEIGHT = 0.5
 WORDING_FLOOR = 0.1
 
@@ -187,6 +188,7 @@ class Seeds:
     topic: frozenset[str] = frozenset()
     # Every item's score over the best (how much of the question's wording it writes).
     match: dict[int, float] = field(default_factory=dict)
+    named: frozenset[int] = frozenset()  # the items that name one of the question's entities
 
 
 def seed_items(docs: Sequence[Doc], subject: SubjectTerms, *, pinned: Collection[int] = ()) -> Seeds:
@@ -205,20 +207,32 @@ def seed_items(docs: Sequence[Doc], subject: SubjectTerms, *, pinned: Collection
         return Seeds(shares, anchors, topic)
     match = {i: m.score / best for i, m in matches.items() if m.score > 0}
     title_keys = any(w >= TITLE_KEY for w in subject.keys.values())
+    specific = _specific_keys(docs, subject)
+    titled = any(p in anchors.phrases for p in subject.title_entities)
     for doc in docs:
         m = matches[doc.id]
         if m.score < SEED_SHARE * best:
             continue
-        if anchors.phrases:
-            # One name and a word of what the title asks ("Bolsonaro" and "convict"), or two words of
-            # the criteria and background ("suspends ... pending a ruling").
-            seed = m.named >= 2 or (m.named == 1 and (m.title_keys > 0 or m.keys >= 2.0))
-        else:
-            # No name in the title ("the papal conclave"): two of the title's words.
-            seed = m.title_keys >= 2 if title_keys else m.key_count >= 2
+        # One name and a word of what the title asks ("Bolsonaro" and "convict"), or two words of
+        # the criteria and background ("suspends ... pending a ruling").
+        seed = m.named >= 2 or (m.named == 1 and (m.title_keys > 0 or m.keys >= 2.0))
+        if not titled:
+            # No name in the title ("the papal conclave"; the options name regions): two of the
+            # title's words, one of them specific ("conclave", not "elect" or "new").
+            seed = seed or ((m.title_keys >= 2 and bool(specific & doc.stems)) if title_keys else m.key_count >= 2)
         if seed:
             shares[doc.id] = max(shares.get(doc.id, 0.0), round(m.score / best, 4))
-    return Seeds(shares, anchors, topic, match)
+    named = frozenset(i for i, m in matches.items() if m.named) | frozenset(shares)
+    return Seeds(shares, anchors, topic, match, named)
+
+
+def _specific_keys(docs: Sequence[Doc], subject: SubjectTerms) -> frozenset[str]:
+    """The title's key words written by at most ``ANCHOR_RATIO`` times as many items as its rarest."""
+    counts = {k: sum(1 for d in docs if k in d.stems) for k, w in subject.keys.items() if w >= TITLE_KEY}
+    written = [n for n in counts.values() if n]
+    if not written:
+        return frozenset()
+    return frozenset(k for k, n in counts.items() if 0 < n <= ANCHOR_RATIO * min(written))
 
 
 def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
@@ -233,7 +247,7 @@ def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
         (r for r in range(len(graph.docs)) if r not in chosen and scores[r] >= STORY_SHARE * reference),
         key=lambda r: (-scores[r], r),
     )
-    names: set[str] = set().union(*(graph.proper[r] for r in chosen)) - seeds.topic
+    names = story_names(graph, seeds)
     changed = True
     while changed and len(chosen) < MAX_STORY:
         changed = False
@@ -242,7 +256,6 @@ def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
                 continue
             if _bridged(graph, r, chosen, names):
                 chosen.add(r)
-                names |= graph.proper[r] - seeds.topic
                 changed = True
     story = []
     for r in sorted(chosen):
@@ -254,7 +267,36 @@ def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
     return story
 
 
-def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: set[str]) -> bool:
+def story_names(graph: ItemGraph, seeds: Seeds) -> frozenset[str]:
+    """The names the story brings in beyond the question's topic words (the prime minister who
+    resigned, the capital where the protests were): names of the items that name the question's
+    entities, at least ``STORY_NAME_SHARE`` of whose items in the window name them too. "Trump",
+    "Senate" or "Gen Z" appear in many other stories, so they bridge none."""
+    index = graph.index
+    named = [index[i] for i in seeds.named if i in index]
+    inside = set(named)
+    names = _mostly_beside(graph.proper, inside, seeds.topic)
+    headings = _mostly_beside([frozenset(d.topics) for d in graph.docs], inside, frozenset())
+    return names | frozenset(f"{HEADING_MARK}{h}" for h in headings)
+
+
+HEADING_MARK = "\x00"
+
+
+def _mostly_beside(labels: Sequence[frozenset[str]], inside: set[int], left_out: frozenset[str]) -> frozenset[str]:
+    """The labels of the ``inside`` rows (less ``left_out``) at least ``STORY_NAME_SHARE`` of whose
+    rows are inside."""
+    candidates = set().union(*(labels[r] for r in inside)) - left_out if inside else set()
+    having: Counter[str] = Counter()
+    beside: Counter[str] = Counter()
+    for r, row in enumerate(labels):
+        for label in row & candidates:
+            having[label] += 1
+            beside[label] += r in inside
+    return frozenset(n for n in candidates if beside[n] >= STORY_NAME_SHARE * having[n])
+
+
+def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str]) -> bool:
     """Whether item ``row`` is linked to a chosen item by at least ``BRIDGE_MIN`` and shares a name
     with the story or is filed under one of its headings or is near one in meaning: words alone
     ("budget", "approves") do not make another story this one."""
@@ -265,13 +307,11 @@ def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: set[str]) -> b
         for c, w in zip(weights.indices[begin:end], weights.data[begin:end], strict=True)
     ):
         return False
-    if graph.proper[row] & names:
+    if graph.proper[row] & names or {f"{HEADING_MARK}{h}" for h in graph.docs[row].topics} & names:
         return True
-    for kind in (graph.headings, graph.meaning):
-        begin, end = kind.indptr[row], kind.indptr[row + 1]
-        if any(c in chosen for c in kind.indices[begin:end]):
-            return True
-    return False
+    meaning = graph.meaning
+    begin, end = meaning.indptr[row], meaning.indptr[row + 1]
+    return any(c in chosen for c in meaning.indices[begin:end])
 
 
 def select_story(
