@@ -182,9 +182,10 @@ class Seeds:
 
     shares: dict[int, float]
     anchors: Anchors
-    # The question's topic words (its terms other than its specific names: "Chapter 11",
-    # "bankruptcy", "court") and the parts of its names that do not name alone ("Corp" of "Kaiser
-    # Steel Corp"): shared, they say two items are of one kind, not of one story.
+    # The question's own words (the names of its title and options, and its topic words: "Chapter
+    # 11", "bankruptcy", "court"): shared, they say two items are of one kind or of one country,
+    # not of one story (an item naming them is a seed or not on its own merits). The background's
+    # names (the prime minister, the rival party) are the story's and do bridge.
     topic: frozenset[str] = frozenset()
     # Every item's score over the best (how much of the question's wording it writes).
     match: dict[int, float] = field(default_factory=dict)
@@ -195,8 +196,8 @@ def seed_items(docs: Sequence[Doc], subject: SubjectTerms, *, pinned: Collection
     """The seeds among ``docs`` (module docstring); ``pinned`` items (added by staff) are seeds too."""
     anchors = anchors_of(docs, subject) if docs else Anchors({})
     shares = {d.id: 1.0 for d in docs if d.id in pinned}
-    alone = {s for heads in anchors.phrases.values() if len(heads) == 1 for s in heads}
-    topic = frozenset({s for p in subject.phrases for s in p} | set(subject.keys) | anchors.stems) - alone
+    asked = (*subject.title_entities, *subject.option_entities)
+    topic = frozenset({s for p in asked for s in p} | set(subject.keys) | anchors.stems)
     if not docs or not (subject.phrases or subject.keys):
         return Seeds(shares, anchors, topic)
     idf = idf_of(d.stems for d in docs)
