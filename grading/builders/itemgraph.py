@@ -46,7 +46,8 @@ HEADING_WEIGHT = 0.6
 HEADING_NEIGHBOURS = 3
 MEANING_NEIGHBOURS = 8
 MEANING_MIN = 0.88
-MEANING_WEIGHT = 0.5
+MEANING_WEIGHT = 0.15
+MEANING_DAYS = 14
 EXACT_LIMIT = 50_000
 TIME_SCALE_DAYS = 30.0
 
@@ -208,12 +209,15 @@ def meaning_links(docs: Sequence[Doc], vectors: Mapping[int, Vector]) -> Matrix:
         return sparse.csr_matrix((n, n), dtype=np.float64)
     stacked = np.stack([np.asarray(vectors[docs[i].id], dtype=np.float32) for i in having])
     similarities, indices = nearest_neighbours(stacked, MEANING_NEIGHBOURS)
+    days = day_numbers(docs)
     rows: list[int] = []
     cols: list[int] = []
     values: list[float] = []
     for a, (sims, found) in enumerate(zip(similarities, indices, strict=True)):
         for similarity, b in zip(sims, found, strict=True):
             if b < 0 or b == a or similarity < MEANING_MIN:
+                continue
+            if abs(days[having[a]] - days[having[int(b)]]) > MEANING_DAYS:
                 continue
             rows.append(having[a])
             cols.append(having[int(b)])

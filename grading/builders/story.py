@@ -308,11 +308,7 @@ def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str]
         for c, w in zip(weights.indices[begin:end], weights.data[begin:end], strict=True)
     ):
         return False
-    if graph.proper[row] & names or {f"{HEADING_MARK}{h}" for h in graph.docs[row].topics} & names:
-        return True
-    meaning = graph.meaning
-    begin, end = meaning.indptr[row], meaning.indptr[row + 1]
-    return any(c in chosen for c in meaning.indices[begin:end])
+    return bool(graph.proper[row] & names or {f"{HEADING_MARK}{h}" for h in graph.docs[row].topics} & names)
 
 
 def select_story(
