@@ -271,7 +271,7 @@ def planned_month(text: str) -> date | None:
     return date(int(match.group(2)), _MONTH_NUMBER[match.group(1).lower()], 1)
 
 
-AGAINST_MARGIN = 3
+AGAINST_MARGIN = 2
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,8 @@ ANCHOR_RATIO = 4
 HEAD_RATIO = 1.5
 STORY_SHARE = 0.06
 BRIDGE_MIN = 0.05
+BRIDGE_STRONG = 0.3
+SPREAD_BRIDGE = 0.4
 MAX_STORY = 400
 STORY_NAME_SHARE = 0.5
 SPREAD_WEIGHT = 0.5
@@ -255,7 +257,7 @@ def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
         for r in candidates:
             if r in chosen or len(chosen) >= MAX_STORY:
                 continue
-            if _bridged(graph, r, chosen, names):
+            if scores[r] >= SPREAD_BRIDGE * reference or _bridged(graph, r, chosen, names):
                 chosen.add(r)
                 changed = True
     story = []
@@ -303,10 +305,13 @@ def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str]
     ("budget", "approves") do not make another story this one."""
     weights = graph.weights
     begin, end = weights.indptr[row], weights.indptr[row + 1]
-    if not any(
-        c in chosen and w >= BRIDGE_MIN
-        for c, w in zip(weights.indices[begin:end], weights.data[begin:end], strict=True)
-    ):
+    strongest = max(
+        (w for c, w in zip(weights.indices[begin:end], weights.data[begin:end], strict=True) if c in chosen),
+        default=0.0,
+    )
+    if strongest >= BRIDGE_STRONG:
+        return True  # told in nearly the same words as a development of the story
+    if strongest < BRIDGE_MIN:
         return False
     return bool(graph.proper[row] & names or {f"{HEADING_MARK}{h}" for h in graph.docs[row].topics} & names)
 
