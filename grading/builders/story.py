@@ -257,7 +257,7 @@ def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
         for r in candidates:
             if r in chosen or len(chosen) >= MAX_STORY:
                 continue
-            if scores[r] >= SPREAD_BRIDGE * reference or _bridged(graph, r, chosen, names):
+            if _bridged(graph, r, chosen, names, spread=scores[r] >= SPREAD_BRIDGE * reference):
                 chosen.add(r)
                 changed = True
     story = []
@@ -299,7 +299,7 @@ def _mostly_beside(labels: Sequence[frozenset[str]], inside: set[int], left_out:
     return frozenset(n for n in candidates if beside[n] >= STORY_NAME_SHARE * having[n])
 
 
-def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str]) -> bool:
+def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str], *, spread: bool) -> bool:
     """Whether item ``row`` is linked to a chosen item by at least ``BRIDGE_MIN`` and shares a name
     with the story or is filed under one of its headings or is near one in meaning: words alone
     ("budget", "approves") do not make another story this one."""
@@ -311,6 +311,8 @@ def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str]
     )
     if strongest >= BRIDGE_STRONG:
         return True  # told in nearly the same words as a development of the story
+    if spread and strongest >= 2 * BRIDGE_MIN:
+        return True  # the story's relevance reaches it strongly, through a link of some weight
     if strongest < BRIDGE_MIN:
         return False
     return bool(graph.proper[row] & names or {f"{HEADING_MARK}{h}" for h in graph.docs[row].topics} & names)
