@@ -4,11 +4,13 @@
 (same day: the first reported first). Its coherence is the strongest item link between their
 reports (:mod:`grading.builders.itemgraph`, undecayed, at most 1), plus ``CUE_BONUS`` when the
 later report names the earlier development after a causal cue (*after*, *following*, *in response
-to*, ... : :func:`grading.builders.linking.node_after_cues`), times ``1 / (1 + days apart /
-HOP_DAYS)``: a development is more likely caused by the one just before it than by one months
-earlier. Every event also has a candidate link to the outcome: its coherence with the outcome's own
-reports, or (when the outcome has none) ``OUTCOME_RELEVANCE`` times its relevance, decayed the same
-way by its distance from the resolution.
+to*, ... : :func:`grading.builders.linking.node_after_cues`), times ``1 / (1 + k / HOP_EVENTS)``
+with ``k`` the story's developments between the two: a development is more likely caused by the
+one just before it than by one several developments earlier, however many quiet weeks lie between
+(a chronicle reports an election months after the protests that caused it, and nothing between).
+Every event also has a candidate link to the outcome: its coherence with the outcome's own reports,
+or (when the outcome has none) ``OUTCOME_RELEVANCE`` times its relevance, decayed the same way by
+the developments after it.
 
 **Choose chains** (:func:`widest_paths`, :func:`choose_chains`). As in Shahaf and Guestrin's
 "Connecting the Dots", a chain is as strong as its weakest link. The graph is ordered in time, so
@@ -30,7 +32,7 @@ from grading.builders.linking import node_after_cues
 from grading.builders.merge import Cluster
 
 CUE_BONUS = 0.2
-HOP_DAYS = 21.0
+HOP_EVENTS = 3.0
 OUTCOME_RELEVANCE = 0.5
 CHAIN_MIN = 0.08
 OUTCOME = "outcome"
@@ -56,8 +58,8 @@ class Hop:
     edge: Edge
 
 
-def _decay(gap_days: int) -> float:
-    return 1.0 / (1.0 + max(0, gap_days) / HOP_DAYS)
+def _decay(between: int) -> float:
+    return 1.0 / (1.0 + max(0, between) / HOP_EVENTS)
 
 
 def orient(
@@ -75,6 +77,7 @@ def orient(
     }
     terms = {key: {s for d in cluster.docs for s in d.head} for key, cluster in events}
     ordered = sorted(events, key=lambda e: (e[1].day, e[1].best.id))
+    rank = {key: n for n, (key, _) in enumerate(ordered)}
     dense = {key: links[r].toarray() if r else None for key, r in rows.items()}
     out: list[Edge] = []
     for j, (effect, later) in enumerate(ordered):
@@ -86,14 +89,14 @@ def orient(
             if coherence <= 0:
                 continue
             gap = (later.day - earlier.day).days
-            out.append(Edge(cause, effect, round(coherence * _decay(gap), 4), cue, gap))
+            out.append(Edge(cause, effect, round(coherence * _decay(j - rank[cause] - 1), 4), cue, gap))
     closing_rows = [index[i] for i in outcome_docs if i in index]
     for key, cluster in ordered:
         block = dense[key]
         strongest = float(block[:, closing_rows].max()) if block is not None and closing_rows else 0.0
         coherence = min(1.0, max(strongest, OUTCOME_RELEVANCE * cluster.relevance))
         gap = (closing_day - cluster.day).days
-        out.append(Edge(key, OUTCOME, round(coherence * _decay(gap), 4), False, gap))
+        out.append(Edge(key, OUTCOME, round(coherence * _decay(len(ordered) - rank[key] - 1), 4), False, gap))
     return out
 
 

@@ -126,6 +126,20 @@ CONFLICT = _set(
     threaten threatens clash clashes fire detain detains protest protests drone condemn condemns expel expels
     mobilise escalate escalates fight fighting wound wounded dead deadly"""
 )
+# A question that asks whether a court convicts: the prosecution's steps push toward Yes, the
+# defence's wins toward No ("the trial opens", "house arrest" toward a conviction; "acquitted",
+# "charges dropped" away from it). The same words read otherwise on other questions.
+PROSECUTION_QUESTION = _set("convict convicted conviction guilty sentence sentenced prosecute indict imprison jail")
+PROSECUTE = _set(
+    """charge charged charges indict indicted indictment defendant defendants trial prosecutor prosecutors
+    accuse accused arrest arrested custody detain detained convict convicts convicted conviction guilty
+    sentence sentenced sentences verdict ankle bracelet monitor prison jailed imprisoned"""
+)
+DEFEND = _set(
+    """acquit acquits acquitted acquittal dismiss dismisses dismissed overturn overturns overturned annul annuls
+    annulled innocent pardon pardons pardoned release releases released drop drops dropped exonerate
+    exonerated"""
+)
 # A question that asks whether something bad happens: what helps its subject pushes toward No.
 ADVERSE_QUESTION = _set(
     """delay delayed cancel cancelled block blocked fail reject rejected collapse strike ban bankruptcy bankrupt
@@ -214,6 +228,8 @@ SUPPORT_FRAME = Frame("support", SUPPORT, OPPOSE)
 
 def binary_frame(title: str) -> Frame:
     words = set(stems(title))
+    if words & PROSECUTION_QUESTION:
+        return Frame("prosecution", PROSECUTE, DEFEND)
     # "Will the Assembly pass the bill cutting water allocations?" asks about passing, not a level.
     if words & (SUPPORT | ADVERSE_QUESTION):
         return Frame("support", SUPPORT, OPPOSE, flip=bool(words & ADVERSE_QUESTION))

@@ -43,8 +43,7 @@ from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, DraftEvent, DraftImpac
 from grading.builders.itemgraph import link_items
 from grading.builders.merge import Cluster, merge_reports
 from grading.builders.relevance import Doc, SubjectTerms, stems
-from grading.builders.spread import personalized_pagerank
-from grading.builders.story import choose_story, seed_items
+from grading.builders.story import seed_items, spread_story
 from grading.builders.window import HISTORY_DAYS, HISTORY_MAX_ARTICLES, Window, first_sentence, read_window
 from grading.quality import Thresholds, check, delete_weak_links, fit_to_archive
 from ingestion.canonical import strip_tags
@@ -58,7 +57,7 @@ LINK_FULL = 0.4
 # The days before the question opened where its story is read first (see find_story).
 STORY_DAYS = 60
 # Developments less relevant than this (relative to the story's most relevant) are left out.
-EVENT_RELEVANCE = 0.1
+EVENT_RELEVANCE = 0.13
 TYPE_CUES: tuple[tuple[str, frozenset[str]], ...] = (
     (
         "ExternalShock",
@@ -129,9 +128,7 @@ class Story:
     reports_per_event: float
 
 
-def find_story(
-    ctx: BuildContext, window: Window, *, max_articles: int, max_events: int, min_events: int = 0
-) -> Story:
+def find_story(ctx: BuildContext, window: Window, *, max_articles: int, max_events: int, min_events: int = 0) -> Story:
     """Stages 2-8 over the window's last ``STORY_DAYS`` before the question opened, or over the whole
     window (``HISTORY_DAYS``) when those days hold fewer than ``min_events`` developments of the
     story: a story told over a few weeks is read there, a thin one is followed further back (the
@@ -162,8 +159,7 @@ def _find_story(ctx: BuildContext, docs: list[Doc], window: Window, *, max_artic
         )
     graph = link_items(docs, vectors=window.vectors)
     index = graph.index
-    scores = personalized_pagerank(graph.weights, {index[i]: w for i, w in seeds.shares.items() if i in index})
-    story = sorted(choose_story(graph, scores, seeds), key=lambda d: (-d.relevance, d.id))[:max_articles]
+    story = sorted(spread_story(graph, seeds), key=lambda d: (-d.relevance, d.id))[:max_articles]
     closing_day = ctx.t_res.date()
     closing = [d for d in story if d.published_at.date() == closing_day]
     reports = [d for d in story if d.published_at.date() != closing_day] or closing

@@ -45,11 +45,13 @@ ANCHOR_RATIO = 4
 HEAD_RATIO = 1.5
 STORY_SHARE = 0.06
 BRIDGE_MIN = 0.05
-BRIDGE_STRONG = 0.3
+BRIDGE_STRONG = 0.5
 SPREAD_BRIDGE = 0.4
 MAX_STORY = 400
 STORY_NAME_SHARE = 0.5
 SPREAD_WEIGHT = 0.5
+SPREAD_ROUNDS = 2
+REACHED_WEIGHT = 0.1
 WORDING_FLOOR = 0.1
 
 
@@ -61,10 +63,18 @@ class Anchors:
     context: frozenset[str] = frozenset()  # specific names of the criteria and background
     rival: frozenset[str] = frozenset()  # stems specific enough to name another entity than the question's
     proper: frozenset[str] = frozenset()  # the question's entity stems never written in lower case
+    primary: tuple[str, ...] | None = None  # the title's most specific name: whom the question is about
 
     @property
     def stems(self) -> frozenset[str]:
         return frozenset().union(*self.phrases.values()) if self.phrases else frozenset()
+
+    def names_primary(self, doc: Doc) -> bool:
+        """Whether ``doc`` names the title's most specific name by all its specific stems."""
+        if self.primary is None:
+            return False
+        heads = self.phrases[self.primary]
+        return all(matched_stems(s, doc) and not self._only_in_rivals(s, self.primary, doc) for s in heads)
 
     def named(self, doc: Doc) -> int:
         """How many of the question's entities ``doc`` names by all their specific stems; two
@@ -151,7 +161,9 @@ def anchors_of(docs: Sequence[Doc], subject: SubjectTerms) -> Anchors:
     written: Counter[str] = Counter(s for d in docs for s in d.stems)
     rival = frozenset(s for d in docs for p in d.entities for s in p if written[s] <= limit and s not in generic)
     proper = frozenset(s for p in kept for s in p if s not in generic)
-    return Anchors(kept, context - frozenset().union(*kept.values()) if kept else context, rival, proper)
+    titled = [p for p in title if p in kept]
+    primary = min(titled, key=lambda p: (min(df(s) for s in kept[p]), p)) if titled else None
+    return Anchors(kept, context - frozenset().union(*kept.values()) if kept else context, rival, proper, primary)
 
 
 @dataclass(frozen=True)
@@ -191,7 +203,7 @@ class Seeds:
     topic: frozenset[str] = frozenset()
     # Every item's score over the best (how much of the question's wording it writes).
     match: dict[int, float] = field(default_factory=dict)
-    named: frozenset[int] = frozenset()  # the items that name one of the question's entities
+    named: frozenset[int] = frozenset()  # the items that name whom the question is about
 
 
 def seed_items(docs: Sequence[Doc], subject: SubjectTerms, *, pinned: Collection[int] = ()) -> Seeds:
@@ -218,14 +230,20 @@ def seed_items(docs: Sequence[Doc], subject: SubjectTerms, *, pinned: Collection
             continue
         # One name and a word of what the title asks ("Bolsonaro" and "convict"), or two words of
         # the criteria and background ("suspends ... pending a ruling").
-        seed = m.named >= 2 or (m.named == 1 and (m.title_keys > 0 or m.keys >= 2.0))
+        # Without a word of the title, the one name must be whom the question is about ("Bolsonaro",
+        # not "the Supreme Federal Court" that sentenced another former president).
+        seed = m.named >= 2 or (
+            m.named == 1
+            and (m.title_keys > 0 or (m.keys >= 2.0 and anchors.primary is not None and anchors.names_primary(doc)))
+        )
         if not titled:
             # No name in the title ("the papal conclave"; the options name regions): two of the
             # title's words, one of them specific ("conclave", not "elect" or "new").
             seed = seed or ((m.title_keys >= 2 and bool(specific & doc.stems)) if title_keys else m.key_count >= 2)
         if seed:
             shares[doc.id] = max(shares.get(doc.id, 0.0), round(m.score / best, 4))
-    named = frozenset(i for i, m in matches.items() if m.named) | frozenset(shares)
+    # The items beside which the story's own names appear: those naming whom the question is about.
+    named = frozenset(d.id for d in docs if anchors.names_primary(d)) | frozenset(shares)
     return Seeds(shares, anchors, topic, match, named)
 
 
@@ -296,7 +314,8 @@ def _mostly_beside(labels: Sequence[frozenset[str]], inside: set[int], left_out:
         for label in row & candidates:
             having[label] += 1
             beside[label] += r in inside
-    return frozenset(n for n in candidates if beside[n] >= STORY_NAME_SHARE * having[n])
+    # A name only one item writes links nothing.
+    return frozenset(n for n in candidates if beside[n] >= max(2, STORY_NAME_SHARE * having[n]))
 
 
 def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str], *, spread: bool) -> bool:
@@ -318,6 +337,24 @@ def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str]
     return bool(graph.proper[row] & names or {f"{HEADING_MARK}{h}" for h in graph.docs[row].topics} & names)
 
 
+def spread_story(graph: ItemGraph, seeds: Seeds) -> list[Doc]:
+    """Spread relevance from the seeds and choose the story, ``SPREAD_ROUNDS`` times: each round
+    spreads again from the items chosen so far (the reached ones with ``REACHED_WEIGHT`` each), so a
+    cause two or three links from the question's names (the protests behind a resignation behind
+    an early election) is reached through the developments between."""
+    index = graph.index
+    restart = {index[i]: w for i, w in seeds.shares.items() if i in index}
+    story: list[Doc] = []
+    for _ in range(SPREAD_ROUNDS):
+        scores = personalized_pagerank(graph.weights, restart)
+        story = choose_story(graph, scores, seeds)
+        reached = {index[d.id] for d in story} - set(restart)
+        if not reached:
+            break
+        restart = {**dict.fromkeys(reached, REACHED_WEIGHT), **restart}
+    return story
+
+
 def select_story(
     docs: Sequence[Doc],
     subject: SubjectTerms,
@@ -329,10 +366,7 @@ def select_story(
     seeds = seed_items(docs, subject, pinned=pinned)
     if not seeds.shares:
         return [], seeds
-    graph = link_items(docs, vectors=vectors)
-    index = graph.index
-    scores = personalized_pagerank(graph.weights, {index[i]: w for i, w in seeds.shares.items() if i in index})
-    return choose_story(graph, scores, seeds), seeds
+    return spread_story(link_items(docs, vectors=vectors), seeds), seeds
 
 
 def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
