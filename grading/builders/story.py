@@ -230,12 +230,7 @@ def seed_items(docs: Sequence[Doc], subject: SubjectTerms, *, pinned: Collection
             continue
         # One name and a word of what the title asks ("Bolsonaro" and "convict"), or two words of
         # the criteria and background ("suspends ... pending a ruling").
-        # Without a word of the title, the one name must be whom the question is about ("Bolsonaro",
-        # not "the Supreme Federal Court" that sentenced another former president).
-        seed = m.named >= 2 or (
-            m.named == 1
-            and (m.title_keys > 0 or (m.keys >= 2.0 and anchors.primary is not None and anchors.names_primary(doc)))
-        )
+        seed = m.named >= 2 or (m.named == 1 and (m.title_keys > 0 or m.keys >= 2.0))
         if not titled:
             # No name in the title ("the papal conclave"; the options name regions): two of the
             # title's words, one of them specific ("conclave", not "elect" or "new").
