@@ -264,13 +264,14 @@ def choose_story(graph: ItemGraph, scores: Scores, seeds: Seeds) -> list[Doc]:
         key=lambda r: (-scores[r], r),
     )
     names = story_names(graph, seeds)
+    known = names | seeds.anchors.stems
     changed = True
     while changed and len(chosen) < MAX_STORY:
         changed = False
         for r in candidates:
             if r in chosen or len(chosen) >= MAX_STORY:
                 continue
-            if _bridged(graph, r, chosen, names, spread=scores[r] >= SPREAD_BRIDGE * reference):
+            if _bridged(graph, r, chosen, names, spread=scores[r] >= SPREAD_BRIDGE * reference, known=known):
                 chosen.add(r)
                 changed = True
     story = []
@@ -313,10 +314,20 @@ def _mostly_beside(labels: Sequence[frozenset[str]], inside: set[int], left_out:
     return frozenset(n for n in candidates if beside[n] >= max(2, STORY_NAME_SHARE * having[n]))
 
 
-def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str], *, spread: bool) -> bool:
-    """Whether item ``row`` is linked to a chosen item by at least ``BRIDGE_MIN`` and shares a name
-    with the story or is filed under one of its headings or is near one in meaning: words alone
-    ("budget", "approves") do not make another story this one."""
+def _bridged(
+    graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str], *, spread: bool, known: frozenset[str]
+) -> bool:
+    """Whether item ``row`` joins the story: linked to a chosen item by at least ``BRIDGE_MIN`` and
+    sharing a name or a heading with the story; or, naming someone the story knows (``known``: the
+    story's names and the question's own names) or no one, linked to it in nearly the same words, or
+    reached strongly by the spread. Words alone ("budget", "approves", "wins the most seats") do
+    not make another actor's story this one."""
+    if graph.proper[row] & names or {f"{HEADING_MARK}{h}" for h in graph.docs[row].topics} & names:
+        shares = True
+    elif not graph.proper[row] or graph.proper[row] & known:
+        shares = False
+    else:
+        return False  # only other actors
     weights = graph.weights
     begin, end = weights.indptr[row], weights.indptr[row + 1]
     strongest = max(
@@ -327,9 +338,7 @@ def _bridged(graph: ItemGraph, row: int, chosen: set[int], names: frozenset[str]
         return True  # told in nearly the same words as a development of the story
     if spread and strongest >= 2 * BRIDGE_MIN:
         return True  # the story's relevance reaches it strongly, through a link of some weight
-    if strongest < BRIDGE_MIN:
-        return False
-    return bool(graph.proper[row] & names or {f"{HEADING_MARK}{h}" for h in graph.docs[row].topics} & names)
+    return shares and strongest >= BRIDGE_MIN
 
 
 def spread_story(graph: ItemGraph, seeds: Seeds) -> list[Doc]:
