@@ -31,6 +31,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -51,8 +52,8 @@ MEANING_DAYS = 14
 EXACT_LIMIT = 50_000
 TIME_SCALE_DAYS = 30.0
 
-Matrix = sparse.csr_matrix
-Vector = npt.NDArray[np.float32]
+Matrix: TypeAlias = sparse.csr_matrix
+Vector: TypeAlias = npt.NDArray[np.float32]
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,7 @@ def nearest_neighbours(vectors: Vector, k: int) -> tuple[npt.NDArray[np.float32]
     count, dimensions = vectors.shape
     k = min(k + 1, count)
     data = np.ascontiguousarray(vectors, dtype=np.float32)
+    index: Any
     if count > EXACT_LIMIT:
         index = faiss.IndexHNSWFlat(dimensions, 32, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efSearch = 64

@@ -126,7 +126,8 @@ def read_window(ctx: BuildContext) -> Window:
             continue
         summary, body = r["summary_start"] or "", r["body_start"] or ""
         extra = r["extra"] if isinstance(r["extra"], dict) else {}
-        topics = extra.get("topic_path") if isinstance(extra.get("topic_path"), list) else []
+        path = extra.get("topic_path")
+        topics = [t for t in path if isinstance(t, str)] if isinstance(path, list) else []
         docs.append(
             Doc.make(
                 id=r["id"],
@@ -146,7 +147,7 @@ def read_window(ctx: BuildContext) -> Window:
     pinned = frozenset(
         HindsightEvent.objects.filter(graph__question_id=ctx.question_id, added_by__isnull=False)
         .exclude(review_status=HindsightEvent.ReviewStatus.REJECTED)
+        .filter(sources__isnull=False)
         .values_list("sources__id", flat=True)
-        .exclude(sources__id=None)
     )
     return Window(start=first, docs=docs, vectors=_stored_vectors(docs), pinned=pinned)
