@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from grading.models import EventReview
+from grading.models import EventReview, OutcomeImpact
 
 
 class EventReviewForm(forms.Form):
@@ -18,3 +18,12 @@ class EventReviewForm(forms.Form):
     revised_title = forms.CharField(max_length=500, required=False)
     revised_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class EventAddForm(forms.Form):
+    """Add an archive item the builder missed (rules in grading.services.hindsight_event_add)."""
+
+    article = forms.IntegerField(widget=forms.HiddenInput)
+    direction = forms.ChoiceField(choices=OutcomeImpact.Direction.choices)
+    note = forms.CharField(required=False, max_length=1000)
+    find = forms.CharField(required=False, widget=forms.HiddenInput)
