@@ -4,7 +4,7 @@
 (same day: the first reported first). Its coherence is the strongest item link between their
 reports (:mod:`grading.builders.itemgraph`, undecayed, at most 1), plus ``CUE_BONUS`` when the
 later report names the earlier development after a causal cue (*after*, *following*, *in response
-to*, ... : :func:`grading.builders.linking.node_after_cues`), times ``1 / (1 + k / HOP_EVENTS)``
+to*, ... : :func:`grading.builders.linking.cue_stems`), times ``1 / (1 + k / HOP_EVENTS)``
 with ``k`` the story's developments between the two: a development is more likely caused by the
 one just before it than by one several developments earlier, however many quiet weeks lie between
 (a chronicle reports an election months after the protests that caused it, and nothing between).
@@ -28,7 +28,7 @@ from datetime import date
 
 from scipy import sparse
 
-from grading.builders.linking import node_after_cues
+from grading.builders.linking import cue_stems
 from grading.builders.merge import Cluster
 
 CUE_BONUS = 0.2
@@ -73,7 +73,7 @@ def orient(
     """Candidate links between ``events`` (key, reports), earlier to later, and into the outcome."""
     rows = {key: [index[d.id] for d in cluster.docs if d.id in index] for key, cluster in events}
     cues = {
-        key: set(node_after_cues(" ".join(f"{d.title}. {d.lead}" for d in cluster.docs))) for key, cluster in events
+        key: set(cue_stems(" ".join(f"{d.title}. {d.lead}" for d in cluster.docs))) for key, cluster in events
     }
     terms = {key: {s for d in cluster.docs for s in d.head} for key, cluster in events}
     ordered = sorted(events, key=lambda e: (e[1].day, e[1].best.id))
