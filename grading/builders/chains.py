@@ -72,9 +72,7 @@ def orient(
 ) -> list[Edge]:
     """Candidate links between ``events`` (key, reports), earlier to later, and into the outcome."""
     rows = {key: [index[d.id] for d in cluster.docs if d.id in index] for key, cluster in events}
-    cues = {
-        key: set(cue_stems(" ".join(f"{d.title}. {d.lead}" for d in cluster.docs))) for key, cluster in events
-    }
+    cues = {key: set(cue_stems(" ".join(f"{d.title}. {d.lead}" for d in cluster.docs))) for key, cluster in events}
     terms = {key: {s for d in cluster.docs for s in d.head} for key, cluster in events}
     ordered = sorted(events, key=lambda e: (e[1].day, e[1].best.id))
     rank = {key: n for n, (key, _) in enumerate(ordered)}

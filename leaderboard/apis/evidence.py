@@ -194,7 +194,7 @@ class ArticleReadApi(EvidenceApi):
         )
         topic_path = serializers.SerializerMethodField(
             help_text="The archive's story headings the item is filed under, outermost first (the Wikipedia "
-            "Current events portal's linked story articles, e.g. \"2025 Nepalese Gen Z protests\"); empty when "
+            'Current events portal\'s linked story articles, e.g. "2025 Nepalese Gen Z protests"); empty when '
             "the archive has none."
         )
 
