@@ -19,12 +19,14 @@ from django.db.models.functions import Substr
 
 from grading.builders.common import BuildContext, BuildError
 from grading.builders.itemgraph import Vector
-from grading.builders.relevance import Doc
+from grading.builders.relevance import QUESTION_WORDS, Doc, stem_word
 from grading.models import HindsightEvent
 from grading.scoring.multilingual import EMBEDDING_DIMENSIONS, EMBEDDING_MODEL, normalise, text_digest
 from grading.selectors import text_embeddings
 from ingestion.canonical import strip_tags
 from ingestion.models import Article
+from ingestion.selectors.evidence import article_ids_naming
+from ingestion.text import STOPWORDS
 
 BODY_CHARS = 1000
 LEAD_CHARS = 300
@@ -32,6 +34,10 @@ LEAD_CHARS = 300
 # protests and resignations come months before the vote).
 HISTORY_DAYS = 180
 HISTORY_MAX_ARTICLES = 20_000
+# A window holding more articles than this (a million-item archive) is first narrowed by full-text
+# search to the WINDOW_CANDIDATES newest articles naming any of the question's words.
+WINDOW_MAX_ARTICLES = 20_000
+WINDOW_CANDIDATES = 5_000
 _VECTOR_BATCH = 500
 
 
@@ -109,13 +115,31 @@ def _stored_vectors(docs: list[Doc]) -> dict[int, Vector]:
     return vectors
 
 
+def question_words(ctx: BuildContext) -> list[str]:
+    """The words a story of the question is told in: the title's and options' words and the names of
+    the criteria and background (capitalised words), stop words and question words left out."""
+    words = re.findall(r"[^\W_][\w'\-]*", " ".join([ctx.title, *ctx.options]))
+    words += [
+        w for w in re.findall(r"[^\W_][\w'\-]*", f"{ctx.resolution_criteria} {ctx.background}") if w[:1].isupper()
+    ]
+    return [
+        w
+        for w in dict.fromkeys(words)
+        if len(w) > 2 and stem_word(w.lower()) not in QUESTION_WORDS and w.lower() not in STOPWORDS
+    ]
+
+
 def read_window(ctx: BuildContext) -> Window:
-    """The question's window (module docstring); ``BuildError("no_articles")`` when it is empty."""
+    """The question's window (module docstring); ``BuildError("no_articles")`` when it is empty. A
+    window of more than ``WINDOW_MAX_ARTICLES`` articles is narrowed first (``WINDOW_CANDIDATES``)."""
     first = history_start(ctx)
     start = datetime.combine(first, time.min, tzinfo=UTC)
+    window = Article.objects.filter(published_at__isnull=False, published_at__gte=start, published_at__lte=ctx.t_res)
+    if window[: WINDOW_MAX_ARTICLES + 1].count() > WINDOW_MAX_ARTICLES:
+        ids = article_ids_naming(words=question_words(ctx), start=start, end=ctx.t_res, limit=WINDOW_CANDIDATES)
+        window = window.filter(id__in=ids)
     rows = (
-        Article.objects.filter(published_at__isnull=False, published_at__gte=start, published_at__lte=ctx.t_res)
-        .order_by("published_at", "id")
+        window.order_by("published_at", "id")
         .annotate(summary_start=Substr("summary", 1, BODY_CHARS), body_start=Substr("body", 1, BODY_CHARS))
         .values("id", "title", "summary_start", "body_start", "url", "published_at", "extra")
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from grading.models import HindsightGraph
+from grading.models import GraphBuildAttempt, HindsightGraph
 from grading.services import hindsight_build
 from ingestion.models import Question
 from ingestion.services.questions import questions_load
@@ -133,3 +133,16 @@ def test_a_product_storyline_whose_every_report_names_the_company_and_product_bu
         assert development in titles, development
     # Another truck maker's recall and chip shortage are another story.
     assert "Norhaul" not in titles
+
+
+def test_a_window_too_large_to_read_whole_is_narrowed_by_full_text_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    from grading.builders import window
+
+    load_archive(lines(NEPAL))
+    monkeypatch.setattr(window, "WINDOW_MAX_ARTICLES", 100)  # this cut holds 382 items
+    graph = _build(NEPAL_ELECTION)
+    cited = _cited(graph)
+    assert graph.graph_built, graph.quality["failures"]
+    assert any(text.startswith("The Nepali Parliament is dissolved") for text in cited)
+    attempt = GraphBuildAttempt.objects.get(graph=graph)
+    assert attempt.log[0]["window_articles"] < 200  # only the items naming the question's words were read
