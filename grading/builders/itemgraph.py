@@ -122,7 +122,9 @@ def _time_neighbours(members: Sequence[int], days: npt.NDArray[np.float64], k: i
     return [(a, b) for n, a in enumerate(ordered) for b in ordered[n + 1 : n + 1 + k]]
 
 
-def name_links(docs: Sequence[Doc], terms: Sequence[dict[str, float]] | None = None) -> Matrix:
+def name_links(
+    docs: Sequence[Doc], terms: Sequence[dict[str, float]] | None = None, *, subject: frozenset[str] = frozenset()
+) -> Matrix:
     """Cosine of IDF-weighted name-and-term vectors over the terms that are not hubs."""
     n = len(docs)
     terms = item_terms(docs) if terms is None else terms
@@ -142,7 +144,7 @@ def name_links(docs: Sequence[Doc], terms: Sequence[dict[str, float]] | None = N
     for term, members in postings.items():
         if len(members) < 2 or idf[term] <= 0:
             continue
-        if len(members) > limit:
+        if len(members) > limit and term not in subject:
             continue
         column = vocabulary.setdefault(term, len(vocabulary))
         for i in members:
@@ -238,11 +240,14 @@ def decayed(matrix: Matrix, days: npt.NDArray[np.float64]) -> Matrix:
     return sparse.csr_matrix((data, (coo.row, coo.col)), shape=matrix.shape)
 
 
-def link_items(docs: Sequence[Doc], *, vectors: Mapping[int, Vector] | None = None) -> ItemGraph:
-    """The window's item graph (module docstring)."""
+def link_items(
+    docs: Sequence[Doc], *, vectors: Mapping[int, Vector] | None = None, subject: frozenset[str] = frozenset()
+) -> ItemGraph:
+    """The window's item graph (module docstring). The question's own names (``subject``) are never
+    hubs: a story whose every report names its company is one story, however many reports it has."""
     ordered = tuple(docs)
     terms = item_terms(ordered)
-    names = name_links(ordered, terms)
+    names = name_links(ordered, terms, subject=subject)
     headings = heading_links(ordered)
     meaning = meaning_links(ordered, vectors or {})
     weights = decayed((names + headings + meaning).tocsr(), day_numbers(ordered))

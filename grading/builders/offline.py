@@ -158,16 +158,23 @@ def _find_story(ctx: BuildContext, docs: list[Doc], window: Window, *, max_artic
             f"({names}); no graph is built.",
         )
     graph = link_items(docs, vectors=window.vectors)
-    index = graph.index
     story = sorted(spread_story(graph, seeds), key=lambda d: (-d.relevance, d.id))[:max_articles]
     closing_day = ctx.t_res.date()
     closing = [d for d in story if d.published_at.date() == closing_day]
     reports = [d for d in story if d.published_at.date() != closing_day] or closing
     clusters = merge_reports(reports)
     events = {f"e{n}": c for n, c in enumerate(clusters, start=1)}
-    links = graph.names + graph.headings + graph.meaning
+    # Chains are read within the story: its own items, its own rarities, the question's names
+    # linking its developments like any other shared name.
+    told = link_items(
+        [d for c in clusters for d in c.docs] + closing, vectors=window.vectors, subject=seeds.anchors.stems
+    )
     edges = orient(
-        list(events.items()), links.tocsr(), index, outcome_docs=[d.id for d in closing], closing_day=closing_day
+        list(events.items()),
+        (told.names + told.headings + told.meaning).tocsr(),
+        told.index,
+        outcome_docs=[d.id for d in closing],
+        closing_day=closing_day,
     )
     relevance = {k: c.relevance for k, c in events.items() if c.relevance >= EVENT_RELEVANCE}
     edges = [e for e in edges if e.cause in relevance and (e.effect in relevance or e.effect == OUTCOME)]
