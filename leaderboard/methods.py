@@ -33,6 +33,7 @@ from grading.builders import itemgraph as graph_items
 from grading.builders import offline as graph_offline
 from grading.builders import spread as graph_spread
 from grading.builders import story as graph_story
+from grading.builders import window as graph_window
 from grading.builders.offline import HISTORY_DAYS, HISTORY_MAX_ARTICLES
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
@@ -159,6 +160,8 @@ def methods_context(*, html: bool) -> dict[str, Any]:
             "history_days": HISTORY_DAYS,
             "history_max": f"{HISTORY_MAX_ARTICLES:,}",
             "story_days": graph_offline.STORY_DAYS,
+            "window_max": f"{graph_window.WINDOW_MAX_ARTICLES:,}",
+            "window_candidates": f"{graph_window.WINDOW_CANDIDATES:,}",
             "term_weight": num(graph_items.TERM_WEIGHT, 2),
             "hub_share": num(graph_items.HUB_SHARE * 100, 0),
             "hub_min": graph_items.HUB_MIN,
