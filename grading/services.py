@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from grading.builders import llm, offline
 from grading.builders.common import BuildContext, BuildError, BuildResult, thresholds_from_settings
-from grading.builders.draft import GraphDraft
+from grading.builders.draft import NEUTRAL_MAX_MAGNITUDE, GraphDraft
+from grading.builders.window import lead_of
 from grading.embeddings import event_texts_embed
 from grading.models import (
     CausalLink,
@@ -493,3 +494,80 @@ def event_review(
         _announce(locked.graph)
     event.refresh_from_db()
     return review
+
+
+ADDED_MAGNITUDE = 0.5
+ADDED_CONFIDENCE = 0.7
+
+
+@transaction.atomic
+def hindsight_event_add(
+    *,
+    graph: HindsightGraph,
+    article: Article,
+    reviewer: AbstractBaseUser,
+    direction: str,
+    note: str = "",
+    now: datetime | None = None,
+) -> HindsightEvent:
+    """Add an archive item the builder missed to a graph as an approved event (a reviewer's
+    decision, kept with its note), and announce the changed reference. The offline builder seeds
+    every later version of the question's graph with the items staff added (they certainly belong).
+
+    Refused, changing nothing: a caller who is not a reviewer, a direction that is not one of the
+    impact directions, an article published after the question resolved or before the builder's
+    window, and an article the graph already cites."""
+    now = now or timezone.now()
+    errors: dict[str, str] = {}
+    if not can_review(reviewer):
+        errors["reviewer"] = "Only staff or members of the annotators group can add items to a hindsight graph."
+    if direction not in OutcomeImpact.Direction.values:
+        errors["direction"] = f"{direction!r} is not one of {', '.join(OutcomeImpact.Direction.values)}."
+    outcome = graph.events.filter(is_outcome=True).first()
+    last_day = outcome.occurred_on if outcome is not None else None
+    published = article.published_at
+    if published is None:
+        errors["article"] = "This article has no publication date."
+    elif last_day is not None and published.date() > last_day:
+        errors["article"] = (
+            f"This article was published on {published.date().isoformat()}, after the question resolved "
+            f"({last_day.isoformat()})."
+        )
+    if graph.events.filter(sources=article).exists():
+        errors["article"] = "The graph already cites this article."
+    if errors:
+        raise ValidationError(errors)
+    assert published is not None
+    locked = HindsightGraph.objects.select_for_update().get(pk=graph.pk)
+    taken = set(locked.events.values_list("key", flat=True))
+    number = 1
+    while f"s{number}" in taken:
+        number += 1
+    description = lead_of(article.summary, article.body)
+    event = HindsightEvent.objects.create(
+        graph=locked,
+        key=f"s{number}",
+        title=article.title[:500],
+        description=description,
+        occurred_on=published.date(),
+        event_type=offline.event_type(f"{article.title}. {description}"),
+        review_status=HindsightEvent.ReviewStatus.APPROVED,
+        added_by=reviewer,  # type: ignore[misc]  # AUTH_USER_MODEL, typed as the abstract base
+    )
+    event.sources.add(article)
+    OutcomeImpact.objects.create(
+        event=event,
+        direction=direction,
+        magnitude=min(ADDED_MAGNITUDE, NEUTRAL_MAX_MAGNITUDE) if direction == "Neutral" else ADDED_MAGNITUDE,
+        confidence=ADDED_CONFIDENCE,
+    )
+    EventReview.objects.create(
+        event=event,
+        reviewer=reviewer,  # type: ignore[misc]
+        decision=EventReview.Decision.APPROVE,
+        note=(f"Added from the archive. {note.strip()}").strip(),
+        created_at=now,
+    )
+    if locked.is_current:
+        _announce(locked)
+    return event
