@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
 from grading.benchmarks import REAL_TRAPS, load_event_pairs, load_real_pairs  # noqa: E402
+from grading.scoring.guarded import GuardedReferenceIndex  # noqa: E402
 from grading.scoring.matchers import MATCHER_SETTINGS, build_reference_index  # noqa: E402
 from grading.scoring.matching import Event  # noqa: E402
 from grading.scoring.semantic import SemanticMatcherUnavailable  # noqa: E402
@@ -38,6 +39,11 @@ from grading.scoring.semantic import SemanticMatcherUnavailable  # noqa: E402
 TRAPS = ("negated", "reversed", "stuffed")
 DAY = dt.date(2026, 1, 15)
 SETS = ("benchmark", "dev", "test")
+# The guarded matcher with its hand-written guards instead of the learned decision (version 1.0),
+# and the learned decision without the guards it keeps.
+BEFORE = "guarded-before"
+LEARNED_ONLY = "guarded-learned-only"
+VARIANTS = {BEFORE: "rules", LEARNED_ONLY: "learned-only"}
 
 
 def _prf(tp: int, fp: int, fn: int) -> dict[str, float | None]:
@@ -52,13 +58,17 @@ def _date(pair: dict[str, Any], side: str) -> dt.date:
 
 
 def run_matcher(name: str, pairs: list[dict[str, Any]], traps: tuple[str, ...] = TRAPS) -> dict[str, Any]:
-    settings = MATCHER_SETTINGS[name]()
+    settings = MATCHER_SETTINGS["guarded" if name in VARIANTS else name]()
     counts: dict[str, dict[str, int]] = defaultdict(lambda: {"tp": 0, "fp": 0, "fn": 0, "tn": 0})
     start = time.perf_counter()
     for pair in pairs:
         a_date, b_date = _date(pair, "a"), _date(pair, "b")
         reference = [Event(id="a", title=pair["a"], date=a_date, magnitude=1.0, confidence=1.0, has_impact=True)]
-        index = build_reference_index(reference, settings)
+        index = (
+            GuardedReferenceIndex(reference, settings, decision=VARIANTS[name])
+            if name in VARIANTS
+            else build_reference_index(reference, settings)
+        )
         matched = bool(index.score([Event(id="b", title=pair["b"], date=b_date)]).matches)
         truth = pair["label"] == "match"
         key = ("tp" if truth else "fp") if matched else ("fn" if truth else "tn")
@@ -91,7 +101,9 @@ def table(results: dict[str, Any]) -> str:
         cells = []
         for n in names:
             row = results[n][category]
-            if row["false_match_rate"] is None:  # every pair is "match"
+            if category == "overall":
+                cells.append(f"P {_cell(row['precision'])} R {_cell(row['recall'])} F1 {_cell(row['f1'])}")
+            elif row["false_match_rate"] is None:  # every pair is "match"
                 cells.append(f"R {_cell(row['recall'])}")
             elif row["recall"] is None:  # every pair is "no match"
                 cells.append(f"FM {_cell(row['false_match_rate'])}")
@@ -106,7 +118,12 @@ def table(results: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--matchers", default=",".join(MATCHER_SETTINGS), help="Comma-separated matcher names.")
+    parser.add_argument(
+        "--matchers",
+        default=",".join(["guarded", LEARNED_ONLY, BEFORE, *(m for m in MATCHER_SETTINGS if m != "guarded")]),
+        help=f"Comma-separated matcher names ({BEFORE}: the guarded matcher's hand-written guards of version "
+        f"1.0; {LEARNED_ONLY}: its learned decision without the guards it keeps).",
+    )
     parser.add_argument("--sets", default=",".join(SETS), help="Comma-separated sets: benchmark, dev, test.")
     parser.add_argument("--table", action="store_true", help="Print Markdown tables.")
     args = parser.parse_args()

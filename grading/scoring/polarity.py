@@ -33,7 +33,7 @@ from typing import Final
 
 from ingestion.text import STOPWORDS, tokenize
 
-__all__ = ["VERDICTS", "Claims", "claims", "named", "shares_name", "tokens_of", "verdict"]
+__all__ = ["UNITED_STATES", "VERDICTS", "Claims", "claims", "named", "shares_name", "tokens_of", "verdict"]
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -48,6 +48,7 @@ VERDICTS: Final = (
     "swapped roles",
     "different quantity",
     "other actor",
+    "different event",
     "stuffed",
     "too vague",
     "duplicate",
@@ -137,8 +138,11 @@ _NUMBER_WORDS: Final = {
 }  # fmt: skip
 # A capitalised word: a name, a title, or a sentence's first word (stop words are left out).
 _WORD: Final = re.compile(r"[^\W\d_]{2,}")
-# One name for the United States however it is written.
-_US: Final = re.compile(r"\b(?:U\.S\.A?\.?|USA|United States(?: of America)?|America|American|Americans)(?![A-Za-z])")
+# One name for the United States however it is written (the learned decision's parse reads it too).
+UNITED_STATES: Final = re.compile(
+    r"\b(?:U\.S\.A?\.?|USA|United States(?: of America)?|America|American|Americans)(?![A-Za-z])"
+)
+_US: Final = UNITED_STATES
 # A long title with hardly a function word is a list of key words, not a sentence.
 _STUFFED_TOKENS: Final = 12
 _STUFFED_FUNCTION_SHARE: Final = 0.05

@@ -7,8 +7,10 @@ from tests.purity import ROOT, assert_imports_without_django, assert_sources_do_
 
 MODULES = [
     "aggregate",
+    "event_features",
     "evidence",
     "guarded",
+    "learned_decision",
     "matchers",
     "multilingual",
     "open_ended",
