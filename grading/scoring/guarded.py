@@ -257,6 +257,7 @@ class GuardedReferenceIndex(ReferenceIndex):
         s = self.settings
         hybrid, rs, tok = self._similarity_rows(forecasts)
         texts = [_event_text(e, s.text_fields) for events in forecasts for e in events]
+        titles = [e.title for events in forecasts for e in events]
         f_dates = np.array(
             [e.date.toordinal() if e.date else -_UNDATED for events in forecasts for e in events], dtype=np.int64
         )
@@ -297,7 +298,8 @@ class GuardedReferenceIndex(ReferenceIndex):
                 for k, p, row in zip(todo, decision.probability(x).tolist(), x, strict=True):
                     verdict = "matched" if p >= decision.threshold else refusal_reason(row)
                     if verdict == "matched" and self._decision == "learned":
-                        guard = pair_verdict(keys[k][0], keys[k][1])
+                        # The guards read the titles: a description adds detail, not another claim.
+                        guard = pair_verdict(titles[int(fi[k])], self.events[int(ri[k])].title)
                         verdict = guard if guard in KEPT_GUARDS else verdict
                     _pair_cache[(self._decision, *keys[k])] = (p, verdict)
                 while len(_pair_cache) > _PAIR_CACHE_SIZE:

@@ -130,3 +130,10 @@ def test_the_benchmark_is_labelled_and_covers_every_category() -> None:
     assert {p["category"] for p in pairs} == set(CATEGORIES)
     assert len({p["id"] for p in pairs}) == len(pairs)
     assert all(p["sources"] for p in pairs)
+
+
+def test_the_same_title_matches_when_the_description_adds_a_sentence() -> None:
+    title = "Solenne Energy agrees to buy Everin Aerospace in all-share deal"
+    index = build_reference_index([Event("r", title, date=D, magnitude=1, confidence=1, has_impact=True)], GUARDED)
+    result = index.score([Event("f", title, "Solenne Energy and Everin Aerospace boards agreed terms.", date=D)])
+    assert [v[3] for v in result.verdicts] == ["matched"] and result.matches
