@@ -338,17 +338,21 @@ def server_cpu_seconds() -> float:
 
 def new_process() -> None:
     """Forget what this process computed, as a new worker starts: the in-memory embedding cache and
-    every per-text cache of the matchers (tokens, claims, verdicts), so that only the store is warm."""
+    every per-text and per-pair cache of the matchers (tokens, claims, parses, verdicts), so that only
+    the store is warm. The parser stays loaded (a worker loads it once, as it loads the embedder)."""
     import functools
 
     from grading.embeddings import stored_embedding_cache
-    from grading.scoring import guarded, polarity, text
+    from grading.scoring import event_features, guarded, pair_verdicts, polarity, text
 
     stored_embedding_cache.cache_clear()
-    for module in (guarded, polarity, text):
-        for value in vars(module).values():
-            if isinstance(value, functools._lru_cache_wrapper):
+    for module in (event_features, guarded, pair_verdicts, polarity, text):
+        for name, value in vars(module).items():
+            if isinstance(value, functools._lru_cache_wrapper) and name != "load_parser":
                 value.cache_clear()
+    # The parse of each text and the learned decision on each pair are kept in plain dictionaries.
+    event_features._cache.clear()
+    guarded._pair_cache.clear()
 
 
 def numpy_floor(question_ids: list[int]) -> tuple[float, int]:

@@ -26,7 +26,7 @@ from django.utils.html import escape
 from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 
-from grading.benchmarks import load_event_pairs
+from grading.benchmarks import load_event_pairs, load_real_pairs
 from grading.builders import chains as graph_chains
 from grading.builders import direction as graph_direction
 from grading.builders import itemgraph as graph_items
@@ -38,8 +38,16 @@ from grading.builders.offline import HISTORY_DAYS, HISTORY_MAX_ARTICLES
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
 from grading.scoring.definitions import GRADE_SCORES, range_text
-from grading.scoring.guarded import EMBEDDED_CHARS, GUARDED_MATCHER_VERSION
+from grading.scoring.event_features import FEATURE_NAMES
+from grading.scoring.guarded import (
+    COSINE_FLOOR,
+    EMBEDDED_CHARS,
+    GUARDED_MATCHER_VERSION,
+    KEPT_GUARDS,
+    LEXICAL_FLOOR,
+)
 from grading.scoring.guarded import SEMANTIC_THRESHOLD as GUARDED_SEMANTIC_THRESHOLD
+from grading.scoring.learned_decision import learned_decision
 from grading.scoring.matchers import MATCHER_CATALOGUE
 from grading.scoring.matching import DEFAULT_RATIONALE, MatcherSettings
 from grading.scoring.multilingual import EMBEDDING_MODEL
@@ -104,6 +112,70 @@ def _wrap(element_id: str, *, html: bool) -> tuple[str, str]:
     return f'<div id="{element_id}">\n', "\n</div>"
 
 
+_CV_LABELS: Final = {
+    "negated": "negated", "antonym": "antonym verb", "other_action": "another verb (another action)",
+    "swapped_roles": "swapped roles", "different_quantity": "different quantity", "other_institution": "another institution",
+    "stuffed": "stuffed", "same_story": "same story, another event", "unrelated": "unrelated",
+    "rewrite_past": "rewrite: past tense", "rewrite_synonym": "rewrite: synonym verb", "rewrite_shorter": "rewrite: shorter",
+    "rewrite_description": "rewrite: description added", "rewrite_combined": "rewrite: several at once",
+    "archive_rewrite": "editors' rewrites", "paraphrase_shared": "paraphrase, shared words",
+    "paraphrase_none": "paraphrase, no shared word", "other_outlet": "another outlet's wording",
+    "reversed": "reversed", "other_date": "same story, over a week away",
+}  # fmt: skip
+
+
+def _cv_table(cv: dict[str, Any]) -> str:
+    """The grouped cross-validation of the shipped model, per category, as a Markdown table."""
+    num = methods_examples.num
+    lines = ["| Category (pairs) | generated | real, development |", "|---|---|---|"]
+    for part, label in (("generated", "generated"), ("real_dev", "real, development")):
+        row = cv[part]
+        lines.append(
+            f"| **overall, {label}** ({row['pairs']}): precision / recall / F1 | "
+            + ("" if part == "generated" else "- | ")
+            + f"{num(row['precision'], 2)} / {num(row['recall'], 2)} / {num(row['f1'], 2)} |"
+            + (" - |" if part == "generated" else "")
+        )
+    for part in ("generated", "real_dev"):
+        for category, row in cv[part].items():
+            if isinstance(row, dict):
+                figure = (
+                    f"recall {num(row['recall'], 2)}"
+                    if "recall" in row
+                    else f"false matches {num(row['false_match_rate'], 2)}"
+                )
+                cells = [figure, "-"] if part == "generated" else ["-", figure]
+                lines.append(f"| {_CV_LABELS.get(category, category)} ({row['pairs']}) | {cells[0]} | {cells[1]} |")
+    return "\n".join(lines)
+
+
+def _guarded_context() -> dict[str, Any]:
+    num = methods_examples.num
+    decision = learned_decision()
+    training = decision.training
+    cv = training["cross_validation"]
+    guards = cv["guards_on_dev"]
+    return {
+        "guarded_lexical_floor": num(LEXICAL_FLOOR, 2),
+        "guarded_cosine_floor": num(COSINE_FLOOR, 2),
+        "guarded_trees": decision.trees,
+        "guarded_depth": decision.depth,
+        "guarded_threshold": num(decision.threshold, 2),
+        "guarded_features": len(FEATURE_NAMES),
+        "guarded_dev_alone": num(guards["learned_alone_f1"], 2),
+        "guarded_dev_kept": num(guards["learned_with_kept_f1"], 2),
+        "guarded_kept": ", ".join(f"`{g}`" for g in sorted(KEPT_GUARDS)),
+        "guarded_semantic_threshold": num(GUARDED_SEMANTIC_THRESHOLD, 2),
+        "guarded_sources": f"{training['sources']:,}",
+        "guarded_rewrites": cv["generated"]["archive_rewrite"]["pairs"],
+        "guarded_real_weight": num(training["real_weight"], 0),
+        "guarded_pairs": f"{training['pairs']:,}",
+        "guarded_cv_table": _cv_table(cv),
+        "guarded_cv_generated": num(cv["generated"]["f1"], 2),
+        "real_test_pairs": len(load_real_pairs("test")),
+    }
+
+
 def methods_context(*, html: bool) -> dict[str, Any]:
     """Everything the template prints, as text."""
     num = methods_examples.num
@@ -144,7 +216,7 @@ def methods_context(*, html: bool) -> dict[str, Any]:
         "semantic_model": MODEL_NAME,
         "semantic_version": SEMANTIC_MATCHER_VERSION,
         "guarded_version": GUARDED_MATCHER_VERSION,
-        "guarded_semantic_threshold": num(GUARDED_SEMANTIC_THRESHOLD, 2),
+        **_guarded_context(),
         "guarded_model": EMBEDDING_MODEL,
         "guarded_embedded_chars": EMBEDDED_CHARS,
         "duplicate_jaccard": num(DUPLICATE_JACCARD, 1),

@@ -42,9 +42,11 @@ MATCHER_CATALOGUE: tuple[tuple[str, str, str], ...] = (
     (
         "guarded",
         GUARDED_MATCHER_VERSION,
-        "The default. hybrid's similarity, threshold and date gate, and a pair matches only when both "
-        "sentences agree in polarity, direction (rise/fall, approve/reject, win/lose, sign/withdraw, "
-        "resign/stay), roles and stated numbers; a long stuffed title or a one-word event matches nothing; "
+        "The default. Within hybrid's date window, a pair similar by words or by multilingual-e5-small "
+        "embeddings is decided by gradient-boosted trees over similarity and parse features (verbs, negation, "
+        "who did what to whom, numbers), learned from real news and traps generated from it; the same words "
+        "always match; the hand-written rules that still beat the trees on the development pairs read the "
+        "titles and refuse what they catch; a title in another language is decided by the rules alone; "
         "near-duplicate forecast events match once; key events tie on relevance to the question.",
     ),
     (

@@ -17,7 +17,7 @@ and small word lists; none needs a model. :func:`verdict` compares two texts and
     joined by *and*: "Apple sues Samsung" vs "Samsung sues Apple".
 ``different quantity``
     Both sides state numbers (:func:`grading.scoring.numbers.read_numbers`, every common written
-    form) and share none of them: "rises 18%" vs "rises 2%".
+    form and English number words) and share none of them: "rises 18%" vs "rises 2%".
 
 The word lists are English, with the plain negations of German, French and Spanish (*nicht*, *kein*,
 *pas*, *jamais*, *no*, *nunca*); a sentence in another language carries no direction cue, so the
@@ -33,10 +33,21 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Final
 
-from grading.scoring.numbers import read_numbers
+from grading.scoring.numbers import read_numbers, same_number
 from ingestion.text import STOPWORDS, tokenize
 
-__all__ = ["VERDICTS", "Claims", "claims", "named", "shape", "shares_name", "tokens_of", "verdict"]
+__all__ = [
+    "UNITED_STATES",
+    "VERDICTS",
+    "Claims",
+    "claims",
+    "fold",
+    "named",
+    "shape",
+    "shares_name",
+    "tokens_of",
+    "verdict",
+]
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -51,6 +62,7 @@ VERDICTS: Final = (
     "swapped roles",
     "different quantity",
     "other actor",
+    "different event",
     "stuffed",
     "too vague",
     "duplicate",
@@ -131,15 +143,12 @@ for _axis, _words in _AXES.items():
 
 # Words that join two actors into one side ("Israel and Hamas sign").
 _JOINERS: Final = frozenset({"and", "or", "the", "of", "s"})
-_NUMBER_WORDS: Final = {
-    "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-    "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15",
-    "twenty": "20", "thirty": "30", "fifty": "50", "hundred": "100",
-}  # fmt: skip
 # A capitalised word: a name, a title, or a sentence's first word (stop words are left out).
 _WORD: Final = re.compile(r"[^\W\d_]{2,}")
-# One name for the United States however it is written.
-_US: Final = re.compile(r"\b(?:U\.S\.A?\.?|USA|United States(?: of America)?|America|American|Americans)(?![A-Za-z])")
+# One name for the United States however it is written (the learned decision's parse reads it too).
+UNITED_STATES: Final = re.compile(
+    r"\b(?:U\.S\.A?\.?|USA|United States(?: of America)?|America|American|Americans)(?![A-Za-z])"
+)
 # A long title with hardly a function word is a list of key words, not a sentence.
 _STUFFED_TOKENS: Final = 12
 _STUFFED_FUNCTION_SHARE: Final = 0.05
@@ -151,8 +160,6 @@ _COMMON_CAPITALISED: Final = _word_set(
 )
 # Same sentence, other actor or place: the words other than names overlap at least this much.
 _SAME_FRAME: Final = 0.8
-# Two stated numbers within this share of each other are the same figure reported twice (16 or 15 hurt).
-_NUMBER_TOLERANCE: Final = 0.1
 
 
 @functools.lru_cache(maxsize=65536)
@@ -202,7 +209,7 @@ class Claims:
     names: tuple[tuple[str, int, int], ...]
 
     def __init__(self, text: str) -> None:
-        text = _US.sub("US", text)
+        text = UNITED_STATES.sub("US", text)
         tokens = tokenize(text, drop_stopwords=False)
         unquoted = tokenize(_QUOTED.sub(" ", text), drop_stopwords=False) if _QUOTED.search(text) else tokens
         pairs = {f"{a} {b}" for a, b in itertools.pairwise(unquoted)}
@@ -223,28 +230,26 @@ class Claims:
         # The last word only where the axis has two: "approve leaving" is one approval.
         self.last: dict[str, int] = {axis: sign for axis, sign in last.items() if count[axis] > 1}
         self.content_length, self.stuffed = _shape(tokens)
-        numbers = set(read_numbers(text))
-        numbers |= {float(_NUMBER_WORDS[t]) for t in tokens if t in _NUMBER_WORDS}
-        self.numbers: tuple[float, ...] = tuple(sorted(numbers))
+        self.numbers: tuple[float, ...] = read_numbers(text, words=True)
         self.text = text
         # Capitalised words in order of appearance with their place in the text, accents folded
         # (Silina = Siliņa); ``start`` tells the sentence's first word, often not a name.
         self.names: tuple[tuple[str, int, int], ...] = tuple(
-            (_fold(word), m.start(), m.end())
+            (fold(word), m.start(), m.end())
             for m in _WORD.finditer(self.text)
             if (word := m.group(0))[0].isupper() and word.lower() not in STOPWORDS
         )
         lowered = {n for n, _, _ in self.names}
         # Every word as written, names included: the tokenizer drops apostrophes ("FBI's" is "fbis"),
         # and a name must be found in a sentence that names it.
-        self.lowered: frozenset[str] = frozenset(_fold(t) for t in tokens) | lowered
+        self.lowered: frozenset[str] = frozenset(fold(t) for t in tokens) | lowered
         # The words by their first four letters: another spelling of a name (a demonym) shares them.
         by_prefix: dict[str, list[str]] = {}
         for word in self.lowered:
             by_prefix.setdefault(word[:4], []).append(word)
         self.by_prefix: dict[str, list[str]] = by_prefix
         self.other_words: frozenset[str] = frozenset(
-            _fold(t) for t in tokens if t not in STOPWORDS and _fold(t) not in lowered
+            fold(t) for t in tokens if t not in STOPWORDS and fold(t) not in lowered
         )
 
 
@@ -259,19 +264,15 @@ def _shape(tokens: Sequence[str]) -> tuple[int, bool]:
 def shape(text: str) -> tuple[int, bool]:
     """:attr:`Claims.content_length` and :attr:`Claims.stuffed` of ``text``, without the rest of its
     claims (a matcher asks this of every text, and the claims only of texts in a candidate pair)."""
-    return _shape(tokenize(_US.sub("US", text), drop_stopwords=False))
+    return _shape(tokenize(UNITED_STATES.sub("US", text), drop_stopwords=False))
 
 
 @functools.lru_cache(maxsize=65536)
-def _fold(word: str) -> str:
+def fold(word: str) -> str:
     """``word`` in lower case without accents (the same words recur in every text: cached)."""
     if word.isascii():
         return word.lower()
     return "".join(c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c))
-
-
-def _same_number(x: float, y: float) -> bool:
-    return abs(x - y) <= _NUMBER_TOLERANCE * max(abs(x), abs(y))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -307,7 +308,7 @@ def _swapped(a: Claims, b: Claims) -> bool:
 def _between(c: Claims, i: int, j: int) -> frozenset[str]:
     """The words other than names between the ``i``-th and ``j``-th capitalised words."""
     names = {n for n, _, _ in c.names}
-    return frozenset(t for t in tokenize(c.text[c.names[i][2] : c.names[j][1]]) if _fold(t) not in names)
+    return frozenset(t for t in tokenize(c.text[c.names[i][2] : c.names[j][1]]) if fold(t) not in names)
 
 
 def _writes(c: Claims, name: str) -> bool:
@@ -351,7 +352,7 @@ def verdict(forecast: Claims, reference: Claims) -> str:
     if (
         forecast.numbers
         and reference.numbers
-        and not any(_same_number(x, y) for x in forecast.numbers for y in reference.numbers)
+        and not any(same_number(x, y) for x in forecast.numbers for y in reference.numbers)
     ):
         return "different quantity"
     if _other_actor(forecast, reference):

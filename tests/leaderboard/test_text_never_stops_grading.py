@@ -83,14 +83,14 @@ def test_a_forecast_the_matcher_cannot_score_is_ungradable_and_the_others_are_gr
     """A defect injected into the matcher for one agent's text: that forecast keeps its outcome and
     evidence scores and says why it has no reasoning score; the other agents are graded in full."""
     question, forecasts = world(agent)
-    score_one = guarded.GuardedReferenceIndex._score_one
+    assign = guarded.GuardedReferenceIndex._assign
 
     def defective(self: Any, events: Any, *args: Any) -> Any:
         if any("\u2063" in e.title for e in events):  # an invisible separator: this agent's text only
             raise ValueError("could not convert string to float: '1.234.56'")
-        return score_one(self, events, *args)
+        return assign(self, events, *args)
 
-    monkeypatch.setattr(guarded.GuardedReferenceIndex, "_score_one", defective)
+    monkeypatch.setattr(guarded.GuardedReferenceIndex, "_assign", defective)
     forecasts[0].graph["events"][1]["title"] = PRICE.replace(" ", " \u2063", 1)
     forecasts[0].save(update_fields=["graph"])
     call_command("regrade", str(question.pk), stdout=io.StringIO())
