@@ -238,8 +238,6 @@ def methods_context(*, html: bool) -> dict[str, Any]:
             "term_weight": num(graph_items.TERM_WEIGHT, 2),
             "hub_share": num(graph_items.HUB_SHARE * 100, 0),
             "hub_min": graph_items.HUB_MIN,
-            "meaning_min": num(graph_items.MEANING_MIN, 2),
-            "meaning_days": graph_items.MEANING_DAYS,
             "time_scale": num(graph_items.TIME_SCALE_DAYS, 0),
             "restart": num(graph_spread.RESTART, 2),
             "spread_rounds": graph_story.SPREAD_ROUNDS,

@@ -4,11 +4,11 @@ Same archive in, same graph out. One pass of named stages; the first reads the d
 other is a pure function over plain data with its own tests:
 
 1. **Read the window** (:mod:`grading.builders.window`): articles from ``HISTORY_DAYS`` before t0
-   (or the lookback's first day) to the resolution, their stored e5 vectors, staff-added articles.
+   (or the lookback's first day) to the resolution, and staff-added articles.
 2. **Seed** (:func:`grading.builders.story.seed_items`): the items that certainly belong: they name
    the question's specific names (or staff added them).
 3. **Link items** (:mod:`grading.builders.itemgraph`): shared rare names and terms (hubs capped),
-   the archive's story headings, meaning (e5 nearest neighbours).
+   the archive's story headings.
 4. **Spread relevance** (:mod:`grading.builders.spread`): Personalized PageRank from the seeds.
 5. **Choose the story** (:func:`grading.builders.story.choose_story`): the seeds and the items the
    spread reaches through a strong enough link. None: no graph, the attempt is recorded as
@@ -173,7 +173,7 @@ def _find_story(ctx: BuildContext, docs: list[Doc], window: Window, *, max_artic
             f"None of the {len(docs)} articles published in the question's window is about its subject "
             f"({names}); no graph is built.",
         )
-    graph = link_items(docs, vectors=window.vectors)
+    graph = link_items(docs)
     story = sorted(spread_story(graph, seeds), key=lambda d: (-d.relevance, d.id))[:max_articles]
     closing_day = ctx.t_res.date()
     closing = [d for d in story if d.published_at.date() == closing_day]
@@ -182,12 +182,10 @@ def _find_story(ctx: BuildContext, docs: list[Doc], window: Window, *, max_artic
     events = {f"e{n}": c for n, c in enumerate(clusters, start=1)}
     # Chains are read within the story: its own items, its own rarities, the question's names
     # linking its developments like any other shared name.
-    told = link_items(
-        [d for c in clusters for d in c.docs] + closing, vectors=window.vectors, subject=seeds.anchors.stems
-    )
+    told = link_items([d for c in clusters for d in c.docs] + closing, subject=seeds.anchors.stems)
     edges = orient(
         list(events.items()),
-        (told.names + told.headings + told.meaning).tocsr(),
+        (told.names + told.headings).tocsr(),
         told.index,
         outcome_docs=[d.id for d in closing],
         closing_day=closing_day,
@@ -282,7 +280,7 @@ def _link(story: Story, old: str, keys: dict[str, str], aligned: dict[str, int])
             evidence_ids=evidence,
         )
     relation = ("Triggers" if edge.gap_days <= 3 else "Causes") if edge.cue else "Enables"
-    why = "the later report names it as a cause" if edge.cue else "their reports share names, headings or meaning"
+    why = "the later report names it as a cause" if edge.cue else "their reports share names or headings"
     return DraftLink(
         source=source,
         target=keys[hop.next],

@@ -30,12 +30,12 @@ seeds' median, times ``REACHED_RELEVANCE``. No seed means no graph: the builder 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from grading.builders.itemgraph import ItemGraph, Vector, link_items
+from grading.builders.itemgraph import ItemGraph, link_items
 from grading.builders.relevance import Doc, SubjectTerms, idf_of, matched_stems, present
 from grading.builders.spread import Scores, personalized_pagerank
 
@@ -363,14 +363,13 @@ def select_story(
     docs: Sequence[Doc],
     subject: SubjectTerms,
     *,
-    vectors: Mapping[int, Vector] | None = None,
     pinned: Collection[int] = (),
 ) -> tuple[list[Doc], Seeds]:
     """Seeds, item graph, spread and choice in one call: the story's items and the seeds."""
     seeds = seed_items(docs, subject, pinned=pinned)
     if not seeds.shares:
         return [], seeds
-    return spread_story(link_items(docs, vectors=vectors), seeds), seeds
+    return spread_story(link_items(docs), seeds), seeds
 
 
 def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:

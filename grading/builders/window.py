@@ -3,27 +3,22 @@
 Everything after this module works on what :func:`read_window` returns: the articles published
 from the history's first day (:func:`history_start`) to the resolution as :class:`Doc` records
 (headline, first sentence, the first ``BODY_CHARS`` of summary and body, host, time, the archive's
-story headings), the e5 vectors already stored for their texts (``TextEmbedding``; a build never
-runs the model), and the articles staff added to earlier graphs of the question.
+story headings), and the articles staff added to earlier graphs of the question.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from urllib.parse import urlsplit
 
-import numpy as np
 from django.db.models.functions import Substr
 
 from grading.builders.common import BuildContext, BuildError
-from grading.builders.itemgraph import Vector
 from grading.builders.relevance import QUESTION_WORDS, Doc, stem_word
 from grading.models import HindsightEvent
-from grading.scoring.multilingual import EMBEDDING_DIMENSIONS, EMBEDDING_MODEL, normalise, text_digest
-from grading.selectors import text_embeddings
 from ingestion.canonical import strip_tags
 from ingestion.models import Article
 from ingestion.selectors.evidence import article_ids_naming
@@ -39,16 +34,14 @@ HISTORY_MAX_ARTICLES = 20_000
 # search to the WINDOW_CANDIDATES newest articles naming any of the question's words.
 WINDOW_MAX_ARTICLES = 20_000
 WINDOW_CANDIDATES = 5_000
-_VECTOR_BATCH = 500
 
 
 @dataclass(frozen=True)
 class Window:
-    """What the builder reads: the window's articles, their stored vectors, staff-added articles."""
+    """What the builder reads: the window's articles and the articles staff added."""
 
     start: date
     docs: list[Doc]
-    vectors: dict[int, Vector] = field(default_factory=dict)
     pinned: frozenset[int] = frozenset()
 
 
@@ -105,16 +98,6 @@ def article_doc(
     )
 
 
-def vector_text(doc: Doc) -> str:
-    """The text of an item whose e5 vector links it by meaning: its headline and first sentence
-    (the headline alone when the first sentence repeats it, as a brief's does)."""
-    lead = doc.lead.strip()
-    title = doc.title.strip()
-    if not lead or lead.startswith(title.rstrip(".…").rstrip()[:60]):
-        return normalise(lead or title)
-    return normalise(f"{title}. {lead}")
-
-
 def history_start(ctx: BuildContext) -> date:
     """The first day the builder reads: ``HISTORY_DAYS`` before the question opened (or the
     lookback's first day, when earlier), so the causes that led to the question are in reach;
@@ -129,22 +112,6 @@ def history_start(ctx: BuildContext) -> date:
         if history[: HISTORY_MAX_ARTICLES + 1].count() > HISTORY_MAX_ARTICLES:
             return ctx.earliest
     return start
-
-
-def _stored_vectors(docs: list[Doc]) -> dict[int, Vector]:
-    by_digest: dict[str, list[int]] = {}
-    for doc in docs:
-        by_digest.setdefault(text_digest(vector_text(doc)), []).append(doc.id)
-    digests = list(by_digest)
-    vectors: dict[int, Vector] = {}
-    for begin in range(0, len(digests), _VECTOR_BATCH):
-        found = text_embeddings(model=EMBEDDING_MODEL, digests=digests[begin : begin + _VECTOR_BATCH])
-        for digest, blob in found.items():
-            if len(blob) == 4 * EMBEDDING_DIMENSIONS:
-                vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
-                for doc_id in by_digest[digest]:
-                    vectors[doc_id] = vector
-    return vectors
 
 
 def question_words(ctx: BuildContext) -> list[str]:
@@ -203,4 +170,4 @@ def read_window(ctx: BuildContext) -> Window:
         .filter(sources__isnull=False)
         .values_list("sources__id", flat=True)
     )
-    return Window(start=first, docs=docs, vectors=_stored_vectors(docs), pinned=pinned)
+    return Window(start=first, docs=docs, pinned=pinned)

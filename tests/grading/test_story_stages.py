@@ -10,7 +10,7 @@ import pytest
 
 from grading.builders.chains import OUTCOME, Edge, choose_chains, orient, widest_paths
 from grading.builders.direction import Target
-from grading.builders.itemgraph import hub_limit, link_items, meaning_links, nearest_neighbours
+from grading.builders.itemgraph import hub_limit, link_items
 from grading.builders.merge import merge_reports
 from grading.builders.relevance import Doc, SubjectTerms
 from grading.builders.spread import personalized_pagerank
@@ -55,19 +55,6 @@ def test_items_under_one_story_heading_are_linked_to_their_neighbours_in_time() 
     index = graph.index
     assert graph.headings[index[1], index[2]] > 0
     assert graph.headings[index[1], index[7]] == 0  # beyond the nearest neighbours in time
-
-
-def test_meaning_links_come_from_faiss_nearest_neighbours_above_the_threshold() -> None:
-    rng = np.random.default_rng(3)
-    base = rng.normal(size=384).astype(np.float32)
-    near = base + 0.05 * rng.normal(size=384).astype(np.float32)
-    far = rng.normal(size=384).astype(np.float32)
-    vectors = {n: (v / np.linalg.norm(v)).astype(np.float32) for n, v in ((1, base), (2, near), (3, far))}
-    docs = [doc(1, "One thing happens"), doc(2, "Something similar happens", day=1), doc(3, "Unrelated", day=2)]
-    matrix = meaning_links(docs, vectors)
-    assert matrix[0, 1] > 0 and matrix[0, 2] == 0
-    similarities, indices = nearest_neighbours(np.stack(list(vectors.values())), 1)
-    assert indices[0][0] == 0 and indices[0][1] == 1 and similarities[0][1] > 0.9
 
 
 # -- spread relevance --------------------------------------------------------------------------------
