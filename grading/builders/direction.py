@@ -351,8 +351,13 @@ class Target:
         toward where it ended, and one word ("protest", "rejects") does not turn it round."""
         against = "Negative" if towards == "Positive" else "Positive"
         if self.frame is None:
-            judged = option_direction(text, self.resolved, self.others)
-            return against if judged == against and not self.resolved_named(text) else towards
+            # Naming a rival option is no push against the one that won: an event turns against
+            # the resolved option only when it is about that option and its cues oppose it
+            # ("the CDU loses ground", "Burnham is blocked from standing").
+            if not self.resolved_named(text):
+                return towards
+            plus, minus = cue_score(text, SUPPORT_FRAME)
+            return against if minus - plus >= AGAINST_MARGIN else towards
         plus, minus = cue_score(text, self.frame)
         if self.alignment == 0:
             return towards
