@@ -1,4 +1,4 @@
-"""Forms of the hindsight review pages; the rules themselves live in grading.services.event_review."""
+"""Forms of the hindsight review pages; the rules themselves live in grading.review_services.event_review."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class EventReviewForm(NamedErrorsMixin, forms.Form):
 
 
 class EventAddForm(NamedErrorsMixin, forms.Form):
-    """Add an archive item the builder missed (rules in grading.services.hindsight_event_add)."""
+    """Add an archive item the builder missed (rules in grading.review_services.hindsight_event_add)."""
 
     article = forms.IntegerField(widget=forms.HiddenInput)
     direction = forms.ChoiceField(choices=OutcomeImpact.Direction.choices)

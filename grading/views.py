@@ -18,6 +18,7 @@ from grading.forms import EventAddForm, EventReviewForm
 from grading.graph_view import graph_payload
 from grading.models import EventReview, HindsightEvent, OutcomeImpact
 from grading.pressure import render_svg
+from grading.review_services import can_review, event_review, hindsight_event_add
 from grading.selectors import (
     archive_items_to_add,
     current_graph,
@@ -28,7 +29,6 @@ from grading.selectors import (
     review_agreement,
     review_events,
 )
-from grading.services import can_review, event_review, hindsight_event_add
 from ingestion.models import Article, Question
 
 

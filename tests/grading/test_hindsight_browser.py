@@ -10,7 +10,8 @@ from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from grading.models import EventReview, HindsightGraph
-from grading.services import event_review, hindsight_build
+from grading.review_services import event_review
+from grading.services import hindsight_build
 from ingestion.models import Market, PricePoint
 from tests.browser import login, screenshot
 from tests.factories import UserFactory

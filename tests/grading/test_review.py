@@ -14,8 +14,9 @@ from django.test import Client
 
 from grading.agreement import cohen_agreement
 from grading.models import EventReview, HindsightEvent, HindsightGraph
+from grading.review_services import event_review, hindsight_event_add
 from grading.selectors import reference_for_question, review_agreement
-from grading.services import event_review, hindsight_build, hindsight_event_add
+from grading.services import hindsight_build
 from grading.signals import reference_changed
 from tests.browser import login, screenshot
 from tests.factories import ArticleFactory, UserFactory
