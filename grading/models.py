@@ -118,6 +118,11 @@ class HindsightEvent(models.Model):
     original_occurred_on = models.DateField(null=True, blank=True)
     review_status = models.CharField(max_length=10, choices=ReviewStatus.choices, default=ReviewStatus.PENDING)
     sources = models.ManyToManyField(Article, blank=True, related_name="hindsight_events")
+    # A reviewer who added this event from an archive item (the builder did not find it); the
+    # offline builder seeds later versions of the graph with such items.
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["occurred_on", "id"]

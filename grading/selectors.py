@@ -452,3 +452,18 @@ def text_embeddings(*, model: str, digests: Sequence[str]) -> dict[str, bytes]:
             return {digest: bytes(vector) for digest, vector in cursor.fetchall()}
     rows = TextEmbedding.objects.filter(model=model, digest__in=list(digests)).values_list("digest", "vector")
     return {digest: bytes(vector) for digest, vector in rows}
+
+
+def archive_items_to_add(*, graph: HindsightGraph, text: str, limit: int = 20) -> QuerySet[Article]:
+    """Articles a reviewer may add to ``graph``: published up to the question's resolution, not
+    cited by the graph yet, whose title or text holds ``text`` (case-insensitive), newest first."""
+    outcome = graph.events.filter(is_outcome=True).first()
+    articles = Article.objects.filter(published_at__isnull=False).exclude(hindsight_events__graph=graph)
+    if outcome is not None:
+        articles = articles.filter(published_at__date__lte=outcome.occurred_on)
+    words = text.strip()
+    if not words:
+        return articles.none()
+    return articles.filter(Q(title__icontains=words) | Q(summary__icontains=words)).order_by("-published_at", "-id")[
+        :limit
+    ]

@@ -6,11 +6,10 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
@@ -22,7 +21,6 @@ from grading.builders.draft import GraphDraft
 from grading.embeddings import event_texts_embed
 from grading.models import (
     CausalLink,
-    EventReview,
     GraphBuildAttempt,
     HindsightBuildRequest,
     HindsightEvent,
@@ -60,7 +58,8 @@ def references_collected() -> Iterator[list[int]]:
         _collected.reset(token)
 
 
-def _announce(graph: HindsightGraph) -> None:
+def reference_announce(graph: HindsightGraph) -> None:
+    """Tell the graders that ``graph``'s question has a new reference (on commit, or once per batch)."""
     question_id, graph_id, version = graph.question_id, graph.pk, graph.version
     collected = _collected.get()
     if collected is not None:
@@ -198,7 +197,7 @@ def _store(
             for a in link.evidence_ids
             if a in existing
         )
-        _announce(graph)
+        reference_announce(graph)
     return graph
 
 
@@ -399,97 +398,3 @@ def hindsight_build_release(
         query.update(finished_at=now or timezone.now())
     else:
         query.update(claimed_at=None)
-
-
-def can_review(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Staff and members of the "annotators" group review hindsight events."""
-    if not user.is_authenticated:
-        return False
-    return bool(getattr(user, "is_staff", False)) or getattr(user, "groups").filter(name=ANNOTATORS_GROUP).exists()  # noqa: B009
-
-
-@transaction.atomic
-def event_review(
-    *,
-    event: HindsightEvent,
-    reviewer: AbstractBaseUser,
-    decision: str,
-    reason: str = "",
-    revised_title: str = "",
-    revised_date: date | None = None,
-    note: str = "",
-    now: datetime | None = None,
-) -> EventReview:
-    """Record one reviewer's decision on an event and apply it; every decision is kept.
-
-    The event's status follows the latest decision by any reviewer: approve -> Approved, reject ->
-    Rejected (it leaves the reference evidence set and the key-event set; the outcome event, being
-    the resolution itself, is never rejected), revise -> Revised with
-    the new title and/or date applied (the builder's originals are kept). A decision that changes
-    which events count or what they say announces ``reference_changed``.
-    """
-    now = now or timezone.now()
-    errors: dict[str, str] = {}
-    if not can_review(reviewer):
-        errors["reviewer"] = "Only staff or members of the annotators group can review hindsight events."
-    if decision not in EventReview.Decision.values:
-        errors["decision"] = f"{decision!r} is not one of {', '.join(EventReview.Decision.values)}."
-    revised_title = revised_title.strip()
-    if decision == EventReview.Decision.REJECT:
-        if event.is_outcome:
-            errors["decision"] = (
-                "The outcome event cannot be rejected: it is the question's resolution itself. "
-                "Approve it, or revise its title or date."
-            )
-        elif reason not in EventReview.RejectReason.values:
-            errors["reason"] = f"A rejection needs one of the reasons {', '.join(EventReview.RejectReason.values)}."
-    elif reason:
-        errors["reason"] = "A reason is only given when rejecting."
-    if decision == EventReview.Decision.REVISE:
-        if not revised_title and revised_date is None:
-            errors["revised_title"] = "A revision changes the title, the date, or both."
-        if revised_title and len(revised_title) < 5:
-            errors["revised_title"] = "A revised title has at least 5 characters."
-        if len(revised_title) > 500:
-            errors["revised_title"] = "A revised title has at most 500 characters."
-        if revised_date is not None and not isinstance(revised_date, date):
-            errors["revised_date"] = "The revised date must be a date."
-    elif revised_title or revised_date is not None:
-        errors["decision"] = "A revised title or date needs the decision 'revise'."
-    if errors:
-        raise ValidationError(errors)
-    locked = HindsightEvent.objects.select_for_update().select_related("graph").get(pk=event.pk)
-    before = (locked.review_status == HindsightEvent.ReviewStatus.REJECTED, locked.title, locked.occurred_on)
-    review = EventReview.objects.create(
-        event=locked,
-        reviewer=reviewer,  # type: ignore[misc]  # AUTH_USER_MODEL, typed as the abstract base
-        decision=decision,
-        reason=reason,
-        revised_title=revised_title,
-        revised_date=revised_date,
-        note=note.strip(),
-        created_at=now,
-    )
-    fields = ["review_status"]
-    if decision == EventReview.Decision.APPROVE:
-        locked.review_status = HindsightEvent.ReviewStatus.APPROVED
-    elif decision == EventReview.Decision.REJECT:
-        locked.review_status = HindsightEvent.ReviewStatus.REJECTED
-    else:
-        locked.review_status = HindsightEvent.ReviewStatus.REVISED
-        if not locked.original_title:
-            locked.original_title = locked.title
-            locked.original_occurred_on = locked.occurred_on
-            fields += ["original_title", "original_occurred_on"]
-        if revised_title:
-            locked.title = revised_title
-            fields.append("title")
-        if revised_date is not None:
-            locked.occurred_on = revised_date
-            fields.append("occurred_on")
-    locked.save(update_fields=fields)
-    after = (locked.review_status == HindsightEvent.ReviewStatus.REJECTED, locked.title, locked.occurred_on)
-    if before != after and locked.graph.is_current:
-        _announce(locked.graph)
-    event.refresh_from_db()
-    return review

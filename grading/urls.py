@@ -11,5 +11,6 @@ app_name = "grading"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("review/", views.review_list, name="review_list"),
     path("review/<int:question_id>/", views.review_detail, name="review_detail"),
+    path("review/<int:question_id>/add/", views.review_add_item, name="review_add_item"),
     path("questions/<int:question_id>/", views.hindsight_page, name="hindsight"),
 ]

@@ -14,11 +14,13 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
-from grading.forms import EventReviewForm
+from grading.forms import EventAddForm, EventReviewForm
 from grading.graph_view import graph_payload
-from grading.models import EventReview, HindsightEvent
+from grading.models import EventReview, HindsightEvent, OutcomeImpact
 from grading.pressure import render_svg
+from grading.review_services import can_review, event_review, hindsight_event_add
 from grading.selectors import (
+    archive_items_to_add,
     current_graph,
     graphs_awaiting_review,
     graphs_reviewed,
@@ -27,8 +29,7 @@ from grading.selectors import (
     review_agreement,
     review_events,
 )
-from grading.services import can_review, event_review
-from ingestion.models import Question
+from ingestion.models import Article, Question
 
 
 def _auto_id(event_id: object) -> str:
@@ -138,6 +139,7 @@ def review_detail(request: HttpRequest, question_id: int) -> HttpResponse:
         for event in events
     ]
     pending = sum(1 for e in events if e.review_status == HindsightEvent.ReviewStatus.PENDING)
+    find = request.GET.get("find", "").strip()[:200]
     return render(
         request,
         "grading/review_detail.html",
@@ -151,8 +153,45 @@ def review_detail(request: HttpRequest, question_id: int) -> HttpResponse:
             "reject_reasons": EventReview.RejectReason.choices,
             "attempt": latest_attempt(question_id),
             "form_error": failed_form is not None and str(failed_event) not in {str(e.pk) for e in events},
+            "find": find,
+            "candidates": list(archive_items_to_add(graph=graph, text=find)) if find else [],
+            "directions": OutcomeImpact.Direction.choices,
         },
     )
+
+
+@login_required
+def review_add_item(request: HttpRequest, question_id: int) -> HttpResponse:
+    """Add an archive item to the question's current graph (POST), then back to the review page."""
+    _require_reviewer(request)
+    graph = current_graph(question_id)
+    if graph is None:
+        raise Http404("This question has no hindsight graph yet.")
+    back = reverse("grading:review_detail", args=[question_id])
+    if request.method != "POST":
+        return HttpResponseRedirect(back)
+    form = EventAddForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Not added: " + " ".join(str(e) for errs in form.errors.values() for e in errs))
+        return HttpResponseRedirect(back)
+    article = Article.objects.filter(pk=form.cleaned_data["article"]).first()
+    if article is None:
+        messages.error(request, "Not added: no such article.")
+        return HttpResponseRedirect(back)
+    try:
+        event = hindsight_event_add(
+            graph=graph,
+            article=article,
+            reviewer=request.user,  # type: ignore[arg-type]
+            direction=form.cleaned_data["direction"],
+            note=form.cleaned_data["note"] or "",
+        )
+    except ValidationError as exc:
+        messages.error(request, "Not added: " + " ".join(m for ms in exc.message_dict.values() for m in ms))
+        find = form.cleaned_data.get("find") or ""
+        return HttpResponseRedirect(back + (f"?find={find}" if find else ""))
+    messages.success(request, f"Added: {event.title}")
+    return HttpResponseRedirect(back + f"#event-{event.pk}")
 
 
 def hindsight_page(request: HttpRequest, question_id: int) -> HttpResponse:

@@ -27,8 +27,13 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.anchors import anchors_plugin
 
 from grading.benchmarks import load_event_pairs, load_real_pairs
-from grading.builders import linking as graph_linking
+from grading.builders import chains as graph_chains
+from grading.builders import direction as graph_direction
+from grading.builders import itemgraph as graph_items
+from grading.builders import offline as graph_offline
+from grading.builders import spread as graph_spread
 from grading.builders import story as graph_story
+from grading.builders import window as graph_window
 from grading.builders.offline import HISTORY_DAYS, HISTORY_MAX_ARTICLES
 from grading.scoring import GRADER_VERSION
 from grading.scoring import outcome as outcome_rules
@@ -227,8 +232,25 @@ def methods_context(*, html: bool) -> dict[str, Any]:
             "anchor_ratio": graph_story.ANCHOR_RATIO,
             "history_days": HISTORY_DAYS,
             "history_max": f"{HISTORY_MAX_ARTICLES:,}",
-            "chronicle_strength": num(0.2 + 0.6 * graph_linking.CHRONICLE_SUPPORT, 2),
-            "chronicle_confidence": num(0.55 + 0.4 * graph_linking.CHRONICLE_SUPPORT, 2),
+            "story_days": graph_offline.STORY_DAYS,
+            "window_max": f"{graph_window.WINDOW_MAX_ARTICLES:,}",
+            "window_candidates": f"{graph_window.WINDOW_CANDIDATES:,}",
+            "term_weight": num(graph_items.TERM_WEIGHT, 2),
+            "hub_share": num(graph_items.HUB_SHARE * 100, 0),
+            "hub_min": graph_items.HUB_MIN,
+            "time_scale": num(graph_items.TIME_SCALE_DAYS, 0),
+            "restart": num(graph_spread.RESTART, 2),
+            "spread_rounds": graph_story.SPREAD_ROUNDS,
+            "story_share": num(graph_story.STORY_SHARE, 2),
+            "bridge_min": num(graph_story.BRIDGE_MIN, 2),
+            "spread_bridge": num(graph_story.SPREAD_BRIDGE, 2),
+            "bridge_strong": num(graph_story.BRIDGE_STRONG, 2),
+            "wording_floor": num(graph_story.WORDING_FLOOR, 2),
+            "cue_bonus": num(graph_chains.CUE_BONUS, 2),
+            "hop_events": num(graph_chains.HOP_EVENTS, 0),
+            "event_relevance": num(graph_offline.EVENT_RELEVANCE, 2),
+            "link_full": num(graph_offline.LINK_FULL, 2),
+            "against_margin": graph_direction.AGAINST_MARGIN,
         },
         "resamples": f"{bootstrap.BOOTSTRAP_RESAMPLES:,}",
         "seed": bootstrap.BOOTSTRAP_SEED,

@@ -127,6 +127,20 @@ CONFLICT = _set(
     threaten threatens clash clashes fire detain detains protest protests drone condemn condemns expel expels
     mobilise escalate escalates fight fighting wound wounded dead deadly"""
 )
+# A question that asks whether a court convicts: the prosecution's steps push toward Yes, the
+# defence's wins toward No ("the trial opens", "house arrest" toward a conviction; "acquitted",
+# "charges dropped" away from it). The same words read otherwise on other questions.
+PROSECUTION_QUESTION = _set("convict convicted conviction guilty sentence sentenced prosecute indict imprison jail")
+PROSECUTE = _set(
+    """charge charged charges indict indicted indictment defendant defendants trial prosecutor prosecutors
+    accuse accused arrest arrested custody detain detained convict convicts convicted conviction guilty
+    sentence sentenced sentences verdict ankle bracelet monitor prison jailed imprisoned"""
+)
+DEFEND = _set(
+    """acquit acquits acquitted acquittal dismiss dismisses dismissed overturn overturns overturned annul annuls
+    annulled innocent pardon pardons pardoned release releases released drop drops dropped exonerate
+    exonerated"""
+)
 # A question that asks whether something bad happens: what helps its subject pushes toward No.
 ADVERSE_QUESTION = _set(
     """delay delayed cancel cancelled block blocked fail reject rejected collapse strike ban bankruptcy bankrupt
@@ -215,6 +229,8 @@ SUPPORT_FRAME = Frame("support", SUPPORT, OPPOSE)
 
 def binary_frame(title: str) -> Frame:
     words = set(stems(title))
+    if words & PROSECUTION_QUESTION:
+        return Frame("prosecution", PROSECUTE, DEFEND)
     # "Will the Assembly pass the bill cutting water allocations?" asks about passing, not a level.
     if words & (SUPPORT | ADVERSE_QUESTION):
         return Frame("support", SUPPORT, OPPOSE, flip=bool(words & ADVERSE_QUESTION))
@@ -274,6 +290,9 @@ def planned_month(text: str) -> date | None:
         return None
 
 
+AGAINST_MARGIN = 2
+
+
 @dataclass(frozen=True)
 class Target:
     """What Positive means for one question (module docstring)."""
@@ -324,3 +343,28 @@ class Target:
             return option_direction(text, self.resolved, self.others)
         plus, minus = cue_score(text, self.frame)
         return label(plus, minus, self.alignment)
+
+    def in_hindsight(self, text: str, *, towards: str) -> str:
+        """The direction of an event of the outcome's causal chain: ``towards`` (the label that
+        pushes toward what happened) unless its cues clearly push the other way, by at least
+        ``AGAINST_MARGIN`` cues more against than for: a development the story led through pushed
+        toward where it ended, and one word ("protest", "rejects") does not turn it round."""
+        against = "Negative" if towards == "Positive" else "Positive"
+        if self.frame is None:
+            # Naming a rival option is no push against the one that won: an event turns against
+            # the resolved option only when it is about that option and its cues oppose it
+            # ("the CDU loses ground", "Burnham is blocked from standing").
+            if not self.resolved_named(text):
+                return towards
+            plus, minus = cue_score(text, SUPPORT_FRAME)
+            return against if minus - plus >= AGAINST_MARGIN else towards
+        plus, minus = cue_score(text, self.frame)
+        if self.alignment == 0:
+            return towards
+        toward_yes = (plus - minus) * self.alignment
+        pushes = "Positive" if toward_yes > 0 else "Negative"
+        return against if abs(plus - minus) >= AGAINST_MARGIN and pushes == against else towards
+
+    def resolved_named(self, text: str) -> bool:
+        words = set(stems(text))
+        return any(set(stems(o)) <= words for o in self.resolved if stems(o))

@@ -195,9 +195,20 @@ class Doc:
     entities: tuple[tuple[str, ...], ...] = ()
     lowercase: frozenset[str] = frozenset()  # stems of the words it writes in lower case
     relevance: float = 0.0
+    topics: tuple[str, ...] = ()  # the archive's story headings (WCEP ``topic_path``), outermost first
 
     @classmethod
-    def make(cls, *, id: int, title: str, lead: str, body: str, host: str, published_at: datetime) -> Doc:
+    def make(
+        cls,
+        *,
+        id: int,
+        title: str,
+        lead: str,
+        body: str,
+        host: str,
+        published_at: datetime,
+        topics: Sequence[str] = (),
+    ) -> Doc:
         all_stems, head, entities, lowercase = _analyse(title, lead, body)
         return cls(
             id=id,
@@ -210,6 +221,7 @@ class Doc:
             head=Counter(dict(head)),
             entities=entities,
             lowercase=lowercase,
+            topics=tuple(t.strip() for t in topics if isinstance(t, str) and t.strip()),
         )
 
 
@@ -237,14 +249,20 @@ def idf_of(documents: Iterable[Iterable[str]]) -> dict[str, float]:
     return {s: math.log(1 + n / c) for s, c in df.items()}
 
 
-def present(stem: str, doc: Doc) -> bool:
-    """The stem, or (five letters or more) a word it begins or that is one letter shorter: *Bulgaria*
-    and *Bulgarian*, *Bolivian* and *Bolivia* (not *freed* for *freedom*)."""
+def matched_stems(stem: str, doc: Doc) -> frozenset[str]:
+    """The stems of ``doc`` that write ``stem``: the stem itself, or (five letters or more) a word it
+    begins or that is one letter shorter: *Bulgaria* and *Bulgarian*, *Bolivian* and *Bolivia* (not
+    *freed* for *freedom*)."""
     if stem in doc.stems:
-        return True
+        return frozenset((stem,))
     if len(stem) < PREFIX_MIN:
-        return False
-    return any(s.startswith(stem) or (len(stem) - len(s) <= 1 and stem.startswith(s)) for s in doc.stems)
+        return frozenset()
+    return frozenset(s for s in doc.stems if s.startswith(stem) or (len(stem) - len(s) <= 1 and stem.startswith(s)))
+
+
+def present(stem: str, doc: Doc) -> bool:
+    """Whether ``doc`` writes ``stem`` (:func:`matched_stems`)."""
+    return stem in doc.stems or bool(matched_stems(stem, doc))
 
 
 def cosine(a: Counter[str], b: Counter[str], idf: dict[str, float]) -> float:

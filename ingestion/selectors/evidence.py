@@ -444,6 +444,45 @@ def _search_sqlite(query: str, as_of: datetime | None, limit: int, offset: int) 
     return SearchPage(total=len(candidates), total_is_exact=exact, results=results)
 
 
+def article_ids_naming(*, words: list[str], start: datetime, end: datetime, limit: int) -> list[int]:
+    """Ids of the articles published in [start, end] whose text holds any of ``words`` (full text,
+    stemmed as search stems them), newest first, at most ``limit``: how a builder narrows a window
+    too large to read whole (a million-item archive) to the items that can tell a question's story."""
+    query = " or ".join(w for w in dict.fromkeys(words) if any(ch.isalnum() for ch in w))
+    if not query:
+        return []
+    start, end = require_aware(start, "start"), require_aware(end, "end")
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                """SELECT id FROM ingestion_article
+                   WHERE published_at >= %s AND published_at <= %s
+                     AND search_vector @@ websearch_to_tsquery('english', %s)
+                   ORDER BY published_at DESC, id DESC LIMIT %s""",
+                [start, end, query, limit],
+            )
+        elif connection.vendor == "sqlite":
+            expression = fts5_query(query)
+            if expression is None:
+                return []
+            _sqlite_ensure_fts(cursor)
+            cursor.execute(
+                f"""SELECT a.id FROM ingestion_article a
+                    WHERE a.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s)
+                      AND a.published_at >= %s AND a.published_at <= %s
+                    ORDER BY a.published_at DESC, a.id DESC LIMIT %s""",
+                [
+                    expression,
+                    connection.ops.adapt_datetimefield_value(start),
+                    connection.ops.adapt_datetimefield_value(end),
+                    limit,
+                ],
+            )
+        else:
+            raise NotImplementedError(f"Full-text search is not available on {connection.vendor}.")
+        return [row[0] for row in cursor.fetchall()]
+
+
 def article_get(*, article_id: int, as_of: datetime) -> Article | None:
     """The article if it was published strictly before as_of; None otherwise, as for a missing one."""
     return visible_articles(as_of=as_of).select_related("source").filter(pk=article_id).first()

@@ -194,9 +194,19 @@ class ArticleReadApi(EvidenceApi):
         attribution = serializers.SerializerMethodField(
             help_text="Whom to credit when reusing the text (an archive's attribution); empty for feed articles."
         )
+        topic_path = serializers.SerializerMethodField(
+            help_text="The archive's story headings the item is filed under, outermost first (the Wikipedia "
+            'Current events portal\'s linked story articles, e.g. "2025 Nepalese Gen Z protests"); empty when '
+            "the archive has none."
+        )
 
         def get_attribution(self, article: Any) -> str:
             return source_provenance(article.source).attribution
+
+        def get_topic_path(self, article: Any) -> list[str]:
+            extra = article.extra if isinstance(article.extra, dict) else {}
+            path = extra.get("topic_path")
+            return [str(t) for t in path if isinstance(t, str)] if isinstance(path, list) else []
 
     class OutputSerializer(EvidenceArticleSerializer):
         as_of = serializers.DateTimeField()

@@ -8,7 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from grading.services import event_review, hindsight_build
+from grading.review_services import event_review
+from grading.services import hindsight_build
 from ingestion.models import Market, PricePoint, Question
 from ingestion.services.questions import question_publish_outcome
 from tests.grading.corpus import T0, make_corpus, make_question, resolve

@@ -10,7 +10,8 @@ from django.contrib.auth.models import Group
 from playwright.sync_api import expect
 
 from grading.models import EventReview, HindsightGraph
-from grading.services import event_review, hindsight_build
+from grading.review_services import event_review
+from grading.services import hindsight_build
 from ingestion.models import Market, PricePoint
 from tests.browser import login, screenshot
 from tests.factories import UserFactory
@@ -113,3 +114,32 @@ def test_review_flow_and_public_page(browser_page: Any, live_server: Any, staff:
     page.locator("#graph-section").screenshot(
         path=str(screenshot(page, "hindsight-public").with_name("hindsight-graph.png"))
     )
+
+
+def test_staff_add_an_archive_item_the_builder_missed(browser_page: Any, live_server: Any, staff: Any) -> None:
+    from tests.factories import ArticleFactory
+
+    page = browser_page
+    question = make_question()
+    make_corpus()
+    resolve(question)
+    graph = hindsight_build(question_id=question.pk, builder="offline")
+    assert graph is not None
+    ArticleFactory(
+        url="https://herald.example.org/missed/2",
+        title="Fishing union backs the Artemis lunar budget after a port deal",
+        summary="The fishing union backed the budget.",
+        published_at=T0 + timedelta(days=33),
+    )
+    login(page, staff.username)
+    page.goto(f"/hindsight/review/{question.pk}/")
+    page.get_by_label("Find archive items").fill("fishing union")
+    page.get_by_role("button", name="Find").click()
+    table = page.get_by_role("table", name="Archive items to add")
+    expect(table).to_contain_text("Fishing union backs the Artemis lunar budget")
+    table.get_by_label("Direction").select_option("Positive")
+    table.get_by_role("button", name="Add").click()
+    expect(page.locator(".messages")).to_contain_text("Added: Fishing union backs the Artemis lunar budget")
+    expect(page.locator("table[aria-labelledby=events-h]")).to_contain_text("Fishing union backs")
+    screenshot(page, "review-add-item")
+    assert graph.events.filter(title__startswith="Fishing union", added_by=staff).exists()

@@ -4,7 +4,7 @@ review queue in words a reviewer reads, the outcome event kept out of rejection,
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -14,12 +14,13 @@ from django.test import Client
 
 from grading.agreement import cohen_agreement
 from grading.models import EventReview, HindsightEvent, HindsightGraph
+from grading.review_services import event_review, hindsight_event_add
 from grading.selectors import reference_for_question, review_agreement
-from grading.services import event_review, hindsight_build
+from grading.services import hindsight_build
 from grading.signals import reference_changed
 from tests.browser import login, screenshot
-from tests.factories import UserFactory
-from tests.grading.corpus import make_corpus, make_question, resolve
+from tests.factories import ArticleFactory, UserFactory
+from tests.grading.corpus import T0, T_RES, make_corpus, make_question, resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -236,3 +237,45 @@ def test_a_phone_reviews_on_screen_and_reads_the_graph(browser_page: Any, staff:
     heights = page.evaluate("() => window.hindsightGraph.nodes('node.event').map(n => n.renderedBoundingBox().h)")
     screenshot(page, "hindsight-graph-phone")
     assert heights and min(heights) >= 20, heights
+
+
+def test_staff_add_an_item_the_builder_missed_and_later_builds_start_from_it(graph: HindsightGraph, staff: Any) -> None:
+    question = graph.question
+    missed = ArticleFactory(
+        url="https://herald.example.org/missed/1",
+        title="Fishing union backs the Artemis lunar budget after a port deal",
+        summary="The fishing union backed the budget.",
+        published_at=T0 + timedelta(days=33),
+    )
+    client = Client()
+    client.force_login(staff)
+    page = client.get(f"/hindsight/review/{question.pk}/", {"find": "fishing union"})
+    assert page.status_code == 200 and "Fishing union backs the Artemis lunar budget" in page.content.decode()
+    response = client.post(
+        f"/hindsight/review/{question.pk}/add/", {"article": missed.pk, "direction": "Positive", "note": "a vote"}
+    )
+    assert response.status_code == 302
+    added = graph.events.get(sources=missed)
+    assert added.added_by == staff and added.review_status == HindsightEvent.ReviewStatus.APPROVED
+    assert added.impact.direction == "Positive" and added.reviews.get().note.startswith("Added from the archive")
+    # Adding it twice is refused and changes nothing.
+    client.post(f"/hindsight/review/{question.pk}/add/", {"article": missed.pk, "direction": "Positive"})
+    assert graph.events.filter(sources=missed).count() == 1
+    # The next build of the question starts from the added item.
+    rebuilt = hindsight_build(question_id=question.pk, builder="offline")
+    assert rebuilt is not None and rebuilt.events.filter(sources=missed).exists()
+
+
+def test_only_reviewers_add_items_and_never_after_the_resolution(graph: HindsightGraph, annotator: Any) -> None:
+    late = ArticleFactory(
+        url="https://herald.example.org/late/1",
+        title="Artemis lunar budget retrospective",
+        summary="Looking back.",
+        published_at=T_RES + timedelta(days=10),
+    )
+    with pytest.raises(ValidationError) as refused:
+        hindsight_event_add(graph=graph, article=late, reviewer=annotator, direction="Positive")
+    assert "after the question resolved" in str(refused.value)
+    with pytest.raises(ValidationError):
+        hindsight_event_add(graph=graph, article=late, reviewer=UserFactory(), direction="Sideways")
+    assert not graph.events.filter(sources=late).exists()

@@ -44,7 +44,7 @@ def test_every_storyline_gets_a_graph_that_passes_and_finds_the_true_key_events(
         graph = hindsight_build(question_id=archive[story.key].pk, builder="offline")
         assert graph is not None, story.key
         assert graph.graph_built, (story.key, graph.quality["failures"])
-        assert graph.builder == "offline" and graph.builder_version == "offline-3.0"
+        assert graph.builder == "offline" and graph.builder_version == "offline-4.0"
         # The offline builder's events against the true graph, with the default matcher.
         score = score_events(storylines.truth(story), _events(graph))
         assert score.ker is not None

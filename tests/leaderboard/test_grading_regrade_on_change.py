@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from grading.models import HindsightEvent
-from grading.services import event_review
+from grading.review_services import event_review
 from ingestion.models import Question
 from ingestion.services.questions import question_annul, question_resolve, question_unresolve
 from leaderboard.models import Agent, Grade

@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth.models import Group
 
 from grading.models import HindsightEvent
-from grading.services import event_review
+from grading.review_services import event_review
 from grading.signals import reference_changed
 from ingestion.models import Question
 from ingestion.services.questions import question_resolve

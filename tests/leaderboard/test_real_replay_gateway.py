@@ -65,6 +65,9 @@ def test_a_replay_session_on_a_real_question_sees_the_archive_only_before_its_si
     assert "Sistine Chapel" in article["body"]
     # What an agent needs to reuse the text: the item's licence and whom to credit.
     assert (article["license"], article["attribution"]) == ("CC-BY-SA-4.0", "Wikipedia contributors")
+    # The archive's own story heading, kept on import: a thread an agent can follow.
+    assert article["topic_path"] == Article.objects.get(pk=announced["id"]).extra["topic_path"]
+    assert article["topic_path"] and all(isinstance(t, str) for t in article["topic_path"])
 
     evidence_log_flush()
     logged = EvidenceAccess.objects.filter(agent=agent, session_id=session["id"])

@@ -4,7 +4,8 @@ where each file comes from and its licence.
 
 :func:`load_archive` stores archive lines (JSON Lines: ``id``, ``published_at``, ``title``, ``text``,
 ``url``, ``source``) as articles, each under its own address (the archive's day-page URL with the
-item id as fragment), so the builder sees them as the evidence store would.
+item id as fragment) and their other fields (``topic_path``, ``category``) kept as ``Article.extra``, as
+``import_archive`` keeps them, so the builder sees them as the evidence store would.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from ingestion.models import Article
 HERE = Path(__file__).parent
 QUESTIONS = HERE / "questions.json"
 BULGARIA = HERE / "wcep_bulgaria_2026.jsonl"
+NEPAL = HERE / "wcep_nepal_2026.jsonl"
+BOLSONARO = HERE / "wcep_bolsonaro_2025.jsonl"
+_OWN_FIELDS = frozenset({"id", "published_at", "title", "text", "body", "url", "source", "license"})
 REUTERS = HERE / "reuters21578_excerpt.jsonl"
 # The news archive the repository ships (Wikipedia Current events, CC BY-SA 4.0; its PROVENANCE.md).
 SHIPPED_ARCHIVE = HERE.parents[2] / "ingestion/data/archives/wcep/documents.jsonl.gz"
@@ -68,6 +72,7 @@ def load_archive(items: Iterable[dict[str, Any]], *, start: datetime | None = No
                 fetched_at=now,
                 content_hash=content_hash(title, body, url=url),
                 guid=str(item["id"]),
+                extra={k: v for k, v in item.items() if k not in _OWN_FIELDS} or None,
             )
         )
     Article.objects.bulk_create(batch, batch_size=500, ignore_conflicts=True)
