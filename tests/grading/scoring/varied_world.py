@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from grading.benchmarks import CATEGORIES, load_event_pairs, load_real_pairs
+from grading.scoring.event_features import FactsStore
 from grading.scoring.guarded import DECISIONS, GuardedReferenceIndex
 from grading.scoring.matching import Event
 from tests.grading.scoring.storyline import GRAPHS, QUESTION, REFERENCE
@@ -216,10 +217,12 @@ def worlds() -> list[World]:
     return [*every, crowded_world()]
 
 
-def grades(world: World, decision: str) -> list[dict[str, Any]]:
-    """Every grade of the world's forecasts under ``decision``, as plain JSON values (floats exact)."""
+def grades(world: World, decision: str, *, facts: FactsStore | None = None) -> list[dict[str, Any]]:
+    """Every grade of the world's forecasts under ``decision`` (parse facts read from ``facts`` first),
+    as plain JSON values (floats exact)."""
     _, refs, forecasts = world
-    index = GuardedReferenceIndex(refs, question=QUESTION if world[0] == "storyline" else "", decision=decision)
+    question = QUESTION if world[0] == "storyline" else ""
+    index = GuardedReferenceIndex(refs, question=question, decision=decision, facts=facts)
     # The settings are the same on every grade: left out.
     rows = [
         {k: v for k, v in dataclasses.asdict(score).items() if k != "settings"} for score in index.score_many(forecasts)
