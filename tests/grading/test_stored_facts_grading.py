@@ -17,7 +17,7 @@ from grading.scoring.guarded import parsed_texts
 from grading.scoring.matching import Event
 from grading.scoring.multilingual import EMBEDDING_MODEL
 from grading.text_facts import DatabaseFactsStore, event_texts_parse, stored_facts_store
-from leaderboard.models import Agent, Grade
+from leaderboard.models import Agent, Forecast, Grade
 from leaderboard.services import grade_scoring
 from leaderboard.services.forecast_embeddings import forecast_embeddings_compute
 from leaderboard.services.grade_runs import grade_question
@@ -58,6 +58,16 @@ def new_process() -> None:
     guarded._pair_cache.clear()
 
 
+def resolved_forecast(agent: Agent) -> Forecast:
+    """A forecast with a graph on a resolved question with a hindsight graph, not graded yet."""
+    question = make_question("binary", title="Will Texaco file for bankruptcy protection by June?")
+    src = articles(1)
+    make_reference(question, [RefEvent(k, t, day(10), 0.9, 0.9, description=d, sources=src) for k, t, d in REFERENCE])
+    forecast = add_forecast(agent, question, {"probability": 0.7}, graph=GRAPH)
+    resolve(question, True)
+    return forecast
+
+
 @pytest.fixture
 def parser_loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the times the matcher asks for the parser."""
@@ -90,12 +100,7 @@ def test_stored_facts_read_back_exactly_as_parsed() -> None:
 
 
 def test_a_new_worker_grades_from_stored_facts_without_parsing(agent: Agent, parser_loads: list[int]) -> None:
-    question = make_question("binary", title="Will Texaco file for bankruptcy protection by June?")
-    src = articles(1)
-    refs = [RefEvent(k, t, day(10), 0.9, 0.9, description=d, sources=src) for k, t, d in REFERENCE]
-    make_reference(question, refs)
-    forecast = add_forecast(agent, question, {"probability": 0.7}, graph=GRAPH)
-    resolve(question, True)
+    forecast = resolved_forecast(agent)
 
     # Ahead of grading, as the product does when a graph is stored and when a forecast is accepted.
     new_process()
@@ -129,11 +134,7 @@ def test_a_new_worker_grades_from_stored_facts_without_parsing(agent: Agent, par
 def test_a_failing_store_leaves_grading_and_its_transaction_working(
     agent: Agent, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    question = make_question("binary", title="Will Texaco file for bankruptcy protection by June?")
-    refs = [RefEvent(k, t, day(10), 0.9, 0.9, description=d, sources=articles(1)) for k, t, d in REFERENCE]
-    make_reference(question, refs)
-    forecast = add_forecast(agent, question, {"probability": 0.7}, graph=GRAPH)
-    resolve(question, True)
+    forecast = resolved_forecast(agent)
     new_process()
     # A key longer than its column: on PostgreSQL every write fails (SQLite does not check lengths).
     monkeypatch.setattr(grade_scoring, "stored_facts_store", lambda: DatabaseFactsStore("facts:" + "x" * 200))
