@@ -29,7 +29,7 @@ from grading.models import (
     HindsightGraph,
     OutcomeImpact,
 )
-from grading.scoring.guarded import embeddable_texts, parsed_texts
+from grading.scoring.guarded_texts import embeddable_texts, parsed_texts
 from grading.scoring.matching import Event
 from grading.signals import reference_changed
 from grading.text_facts import event_texts_parse

@@ -50,7 +50,7 @@ def stored_facts_store() -> DatabaseFactsStore:
 
 
 def event_texts_parse(*, texts: Sequence[str]) -> int:
-    """Facts of ``texts`` (as the matcher parses them: see ``guarded.parsed_texts``) into the store,
+    """Facts of ``texts`` (as the matcher parses them: see ``guarded_texts.parsed_texts``) into the store,
     parsing only those neither cached nor stored; idempotent. Returns how many were parsed."""
     before = facts_counts["parsed"]
     text_facts_many(texts, stored_facts_store())

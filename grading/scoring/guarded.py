@@ -86,10 +86,8 @@ __all__ = [
     "LEXICAL_FLOOR",
     "SEMANTIC_THRESHOLD",
     "GuardedReferenceIndex",
-    "embeddable_texts",
     "guarded_matcher_settings",
     "pair_verdict",
-    "parsed_texts",
 ]
 
 GUARDED_MATCHER_VERSION: Final = "guarded-learned-e5-parse/2.1"
@@ -134,35 +132,6 @@ def guarded_matcher_settings(
         bm25_weight=bm25_weight,
         token_f1_weight=token_f1_weight,
     )
-
-
-def embeddable_texts(
-    events: Iterable[Event], settings: MatcherSettings | None = None, *, hindsight: bool = False
-) -> list[str]:
-    """The texts of ``events`` the matcher may embed (as it sends them to the model), for computing
-    their vectors ahead of grading. Forecast events: every event of more than one content word
-    (grading embeds those with a hindsight event inside their date window). Hindsight events
-    (``hindsight=True``): every one but the outcome node and rejected events."""
-    fields = (settings or guarded_matcher_settings()).text_fields
-    if hindsight:
-        texts = (_event_text(e, fields) for e in events if not e.is_outcome and not e.rejected)
-        return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts)]
-    texts = (_event_text(e, fields) for e in events)
-    return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts) if shape(t)[0] > 1]
-
-
-def parsed_texts(
-    events: Iterable[Event], settings: MatcherSettings | None = None, *, hindsight: bool = False
-) -> list[str]:
-    """The texts of ``events`` the learned decision may parse, for computing their facts ahead of
-    grading. Forecast events: every English event of more than one content word (grading parses
-    those in a candidate pair). Hindsight events (``hindsight=True``): every one but the outcome node
-    and rejected events."""
-    fields = (settings or guarded_matcher_settings()).text_fields
-    if hindsight:
-        return list(dict.fromkeys(_event_text(e, fields) for e in events if not e.is_outcome and not e.rejected))
-    texts = dict.fromkeys(_event_text(e, fields) for e in events)
-    return [t for t in texts if shape(t)[0] > 1 and reads_as_english(t)]
 
 
 def _columns(texts: Sequence[str]) -> dict[str, list[int]]:

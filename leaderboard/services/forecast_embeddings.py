@@ -4,9 +4,9 @@ parse facts).
 Grading is bound by the embedding model (tens of texts per second per core); a forecast's texts
 embedded on the grade queue while its question is open are read from the store when it is graded,
 so the burst after a resolution costs the store's reads instead. Only the matcher's texts are
-embedded (``guarded.embeddable_texts``: the first EMBEDDED_CHARS characters, no stuffed or
+embedded (``guarded_texts.embeddable_texts``: the first EMBEDDED_CHARS characters, no stuffed or
 one-word events), so a huge graph costs at most its bounded event count times a bounded text.
-Their parse facts (``guarded.parsed_texts``) are stored the same way, so that a grading worker
+Their parse facts (``guarded_texts.parsed_texts``) are stored the same way, so that a grading worker
 parses none of them. ``forecast_submit`` and ``forecast_submit_batch`` send them once the forecasts
 are committed.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from grading.embeddings import event_texts_embed
-from grading.scoring.guarded import embeddable_texts, parsed_texts
+from grading.scoring.guarded_texts import embeddable_texts, parsed_texts
 from grading.text_facts import event_texts_parse
 from leaderboard.models import Forecast
 from leaderboard.selectors.grade_keys import matcher_settings

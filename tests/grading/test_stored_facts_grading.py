@@ -13,7 +13,7 @@ from grading.embeddings import stored_embedding_cache
 from grading.models import TextEmbedding
 from grading.scoring import event_features, guarded
 from grading.scoring.event_features import facts_counts, facts_from_bytes, facts_model, text_facts_many
-from grading.scoring.guarded import parsed_texts
+from grading.scoring.guarded_texts import parsed_texts
 from grading.scoring.matching import Event
 from grading.scoring.multilingual import EMBEDDING_MODEL
 from grading.text_facts import DatabaseFactsStore, event_texts_parse, stored_facts_store
