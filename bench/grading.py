@@ -11,8 +11,9 @@ Then, in one process against the database named by DATABASE_URL (PostgreSQL):
   NumPy, from arrays already in memory: forecasts per second;
 - warm (``--warm``): a forced regrade of every question with the in-memory embedding cache and the
   matchers' per-text caches emptied, as a new worker process would start, so the guarded matcher's
-  vectors come from the store (``TextEmbedding``) that the first run filled (as the product fills
-  it when a forecast is accepted and a graph is built): beside the first (cold) run's figures;
+  vectors and parse facts come from the store (``TextEmbedding``) that the first run filled (as the
+  product fills it when a forecast is accepted and a graph is built): beside the first (cold) run's
+  figures;
 - profile: cProfile of a forced regrade of --profile-questions questions; the top functions by
   cumulative time go into the JSON under "profile" (by own time under "profile_own_time").
 
@@ -416,6 +417,7 @@ def main() -> None:
 
     from grading.embeddings import stored_embedding_cache
     from grading.models import TextEmbedding
+    from grading.scoring.event_features import facts_counts
     from leaderboard.models import Grade
     from leaderboard.services.grade_runs import grade_questions
 
@@ -446,6 +448,7 @@ def main() -> None:
     warm: dict[str, Any] = {}
     if args.warm:
         new_process()
+        parses = facts_counts.copy()
         backend = server_cpu_seconds()
         cpu_started = time.process_time()
         started = time.perf_counter()
@@ -459,6 +462,8 @@ def main() -> None:
             "warm_forecasts_per_cpu_second": round(n_forecasts / cpu, 1) if cpu > 0 else None,
             "warm_texts_embedded": stored_embedding_cache().embedded,
             "warm_texts_read_from_store": stored_embedding_cache().loaded,
+            "warm_texts_parsed": facts_counts["parsed"] - parses["parsed"],
+            "warm_facts_read_from_store": facts_counts["read"] - parses["read"],
         }
 
     floor_seconds, floor_n = numpy_floor(question_ids)

@@ -67,7 +67,7 @@ def stored_embedding_cache() -> EmbeddingCache:
 
 
 def event_texts_embed(*, texts: Sequence[str]) -> int:
-    """Vectors for ``texts`` (as the matcher sends them: see ``guarded.embeddable_texts``) into the
+    """Vectors for ``texts`` (as the matcher sends them: see ``guarded_texts.embeddable_texts``) into the
     store, embedding only those not stored yet; idempotent. Returns how many the model embedded."""
     cache = stored_embedding_cache()
     before = cache.embedded

@@ -27,9 +27,10 @@ from grading.models import (
     HindsightGraph,
     OutcomeImpact,
 )
-from grading.scoring.guarded import embeddable_texts
+from grading.scoring.guarded_texts import embeddable_texts, parsed_texts
 from grading.scoring.matching import Event
 from grading.signals import reference_changed
+from grading.text_facts import event_texts_parse
 from ingestion.models import Article, Question, Resolution
 
 logger = logging.getLogger(__name__)
@@ -106,18 +107,19 @@ def _finish(
 
 
 def _embed_events(draft: GraphDraft) -> None:
-    """The guarded matcher's vectors of the graph's events (HINDSIGHT_EMBED_ON_BUILD), computed once
-    as the graph is stored, outside its transaction, so that grading only reads them; a failure only
-    means grading embeds them itself."""
+    """The guarded matcher's vectors and parse facts of the graph's events (HINDSIGHT_EMBED_ON_BUILD),
+    computed once as the graph is stored, outside its transaction, so that grading only reads them;
+    a failure only means grading embeds or parses them itself."""
     if settings.HINDSIGHT_MATCHER != "guarded" or not settings.HINDSIGHT_EMBED_ON_BUILD:
         return
     events = [Event(e.key, e.title[:500], e.description, is_outcome=e.is_outcome) for e in draft.events]
     try:
         embedded = event_texts_embed(texts=embeddable_texts(events, hindsight=True))
+        parsed = event_texts_parse(texts=parsed_texts(events, hindsight=True))
     except Exception:  # the graph is stored all the same
-        logger.exception("embedding the events of a new hindsight graph failed; grading will embed them")
+        logger.exception("embedding or parsing the events of a new hindsight graph failed; grading will do it")
         return
-    logger.info("embedded %d of the %d events of a new hindsight graph", embedded, len(events))
+    logger.info("embedded %d and parsed %d of the %d events of a new hindsight graph", embedded, parsed, len(events))
 
 
 def _store(

@@ -133,6 +133,7 @@ def update_standings_for_questions(question_ids: list[int]) -> dict[str, Any]:
 
 @shared_task(name="leaderboard.tasks.embed_forecast_events", acks_late=True)
 def embed_forecast_events(forecast_ids: list[int]) -> int:
-    """Store the vectors of these forecasts' event texts ahead of grading; idempotent, and a failure
-    only means grading embeds them itself. Returns how many texts the model embedded."""
+    """Store the vectors and parse facts of these forecasts' event texts ahead of grading; idempotent,
+    and a failure only means grading embeds or parses them itself. Returns how many texts the model
+    embedded."""
     return forecast_embeddings_compute(forecast_ids=forecast_ids)

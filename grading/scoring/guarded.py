@@ -8,7 +8,8 @@ Candidates
     (:mod:`grading.scoring.multilingual`) reaches :data:`COSINE_FLOOR`. Every forecast event with a
     hindsight event inside its date window is embedded (its first :data:`EMBEDDED_CHARS` characters),
     each distinct text once per process, or once ever when the index is given a cache with a store
-    (the grading app's stored vectors, :mod:`grading.embeddings`).
+    (the grading app's stored vectors, :mod:`grading.embeddings`). So with the parse: each distinct
+    text once per process, or once ever with a store of facts (:mod:`grading.text_facts`).
 
 The same claim
     Two texts, or two titles, that are the same words (white space aside) always match, with
@@ -52,7 +53,7 @@ from typing import Final
 
 import numpy as np
 
-from grading.scoring.event_features import TextFacts, pair_features, text_facts_many
+from grading.scoring.event_features import FactsStore, TextFacts, pair_features, text_facts_many
 from grading.scoring.learned_decision import learned_decision
 from grading.scoring.matching import (
     SCORE_TOLERANCE,
@@ -85,7 +86,6 @@ __all__ = [
     "LEXICAL_FLOOR",
     "SEMANTIC_THRESHOLD",
     "GuardedReferenceIndex",
-    "embeddable_texts",
     "guarded_matcher_settings",
     "pair_verdict",
 ]
@@ -134,21 +134,6 @@ def guarded_matcher_settings(
     )
 
 
-def embeddable_texts(
-    events: Iterable[Event], settings: MatcherSettings | None = None, *, hindsight: bool = False
-) -> list[str]:
-    """The texts of ``events`` the matcher may embed (as it sends them to the model), for computing
-    their vectors ahead of grading. Forecast events: every event of more than one content word
-    (grading embeds those with a hindsight event inside their date window). Hindsight events
-    (``hindsight=True``): every one but the outcome node and rejected events."""
-    fields = (settings or guarded_matcher_settings()).text_fields
-    if hindsight:
-        texts = (_event_text(e, fields) for e in events if not e.is_outcome and not e.rejected)
-        return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts)]
-    texts = (_event_text(e, fields) for e in events)
-    return [t[:EMBEDDED_CHARS] for t in dict.fromkeys(texts) if shape(t)[0] > 1]
-
-
 def _columns(texts: Sequence[str]) -> dict[str, list[int]]:
     """The columns of each text's words (white space aside), to find the same words in O(1)."""
     columns: dict[str, list[int]] = {}
@@ -164,7 +149,8 @@ _pair_cache: dict[tuple[str, str, str, str, str, float, float, float], tuple[flo
 
 class GuardedReferenceIndex(ReferenceIndex):
     """One question's hindsight events under the ``guarded`` matcher; ``embeddings`` is the cache
-    the vectors come through (by default the process-wide one, without a store)."""
+    the vectors come through (by default the process-wide one, without a store) and ``facts`` the
+    store of parse facts the per-text cache reads before parsing (none by default)."""
 
     def __init__(
         self,
@@ -173,6 +159,7 @@ class GuardedReferenceIndex(ReferenceIndex):
         *,
         question: str = "",
         embeddings: EmbeddingCache | None = None,
+        facts: FactsStore | None = None,
         decision: str = "learned",
     ) -> None:
         if decision not in DECISIONS:
@@ -187,6 +174,7 @@ class GuardedReferenceIndex(ReferenceIndex):
         self._ref_vectors: FloatArray | None = None
         self._embeddings = embeddings
         self._decision = decision
+        self._facts_store = facts
         self._ref_facts: list[TextFacts] | None = None
 
     def _reference_vectors(self) -> FloatArray:
@@ -298,8 +286,9 @@ class GuardedReferenceIndex(ReferenceIndex):
         todo = [k for k, key in enumerate(keys) if key not in _pair_cache]
         if todo:
             if self._ref_facts is None:
-                self._ref_facts = text_facts_many(self._texts)
-            facts = dict(zip((keys[k][1] for k in todo), text_facts_many([keys[k][1] for k in todo]), strict=True))
+                self._ref_facts = text_facts_many(self._texts, self._facts_store)
+            f_texts = [keys[k][1] for k in todo]
+            facts = dict(zip(f_texts, text_facts_many(f_texts, self._facts_store), strict=True))
             x = [pair_features(facts[keys[k][1]], self._ref_facts[ri[k]], cosine=keys[k][7], bm25_rs=keys[k][5],
                                token_f1=keys[k][6], lexicon=decision.lexicon) for k in todo]  # fmt: skip
             for k, p, row in zip(todo, decision.probability(x).tolist(), x, strict=True):

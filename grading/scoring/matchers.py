@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from grading.scoring.event_features import FactsStore
 from grading.scoring.guarded import GUARDED_MATCHER_VERSION, GuardedReferenceIndex, guarded_matcher_settings
 from grading.scoring.matching import (
     DEFAULT_MATCHER_SETTINGS,
@@ -81,16 +82,18 @@ def build_reference_index(
     *,
     question: str = "",
     embeddings: EmbeddingCache | None = None,
+    facts: FactsStore | None = None,
 ) -> MatcherIndex:
     """The index of ``settings.matcher`` over a question's hindsight events; ``question`` (its title)
     breaks key-event ties by relevance under the guarded matcher, whose vectors come through
-    ``embeddings`` (default: the process-wide cache)."""
+    ``embeddings`` (default: the process-wide cache) and whose parse facts are read from ``facts``
+    before parsing (default: none stored)."""
     if settings.matcher == "semantic":
         return SemanticReferenceIndex(events, settings)
     if settings.matcher == "worldreasoner":
         return WorldReasonerIndex(events, settings)
     if settings.matcher == "guarded":
-        return GuardedReferenceIndex(events, settings, question=question, embeddings=embeddings)
+        return GuardedReferenceIndex(events, settings, question=question, embeddings=embeddings, facts=facts)
     return ReferenceIndex(events, settings)
 
 

@@ -28,6 +28,7 @@ from grading.scoring.matching import Event, MatcherIndex, MatcherSettings, Reaso
 from grading.scoring.open_ended import PredictionVerdict, score_open_ended
 from grading.scoring.relation import sanitize_relation, score_relation
 from grading.selectors import Reference
+from grading.text_facts import stored_facts_store
 from ingestion.models import Question, Resolution
 from ingestion.reference_data import cameo_children
 from ingestion.selectors.evidence import articles_search
@@ -164,6 +165,7 @@ class QuestionGrader:
                 question=self.question.title,
                 # Vectors computed once ever per distinct text (the guarded matcher's embeddings).
                 embeddings=stored_embedding_cache(),
+                facts=stored_facts_store(),  # and parse facts
             )
         except DatabaseError:
             raise

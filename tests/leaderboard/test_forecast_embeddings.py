@@ -1,5 +1,6 @@
-"""A forecast with a graph, once stored, has its event texts embedded on the grade queue (here in
-process): the vectors are in the store before grading, bounded to the text the matcher reads."""
+"""A forecast with a graph, once stored, has its event texts embedded and parsed on the grade queue
+(here in process): the vectors and parse facts are in the store before grading, bounded to the text
+the matcher reads."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 
 from grading.embeddings import stored_embedding_cache
 from grading.models import TextEmbedding
+from grading.scoring.event_features import facts_model
 from grading.scoring.guarded import EMBEDDED_CHARS
 from grading.scoring.multilingual import EMBEDDING_MODEL, normalise, text_digest
 from tests.leaderboard.api_support import VALID_PREDICTIONS, live_question
@@ -51,7 +53,9 @@ def test_a_submitted_graph_is_embedded_once_and_bounded(agent_http: httpx.Client
     stored_embedding_cache.cache_clear()
     assert submit(agent_http, events[:2]).status_code == 201
     assert stored_embedding_cache().embedded == 0
-    assert TextEmbedding.objects.count() == 2
+    assert TextEmbedding.objects.filter(model=EMBEDDING_MODEL).count() == 2
+    # Their parse facts too (the one-word event is never parsed), each once.
+    assert TextEmbedding.objects.filter(model=facts_model()).count() == 2
 
 
 def test_off_without_a_broker(agent_http: httpx.Client, settings: Any) -> None:

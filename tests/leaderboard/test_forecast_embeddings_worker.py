@@ -1,4 +1,5 @@
-"""A real worker on the grade queue alone embeds a submitted forecast's event texts into the store."""
+"""A real worker on the grade queue alone embeds and parses a submitted forecast's event texts into
+the store."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any
 import pytest
 
 from grading.models import TextEmbedding
-from grading.scoring.multilingual import normalise, text_digest
+from grading.scoring.event_features import facts_model
+from grading.scoring.multilingual import EMBEDDING_MODEL, normalise, text_digest
 from leaderboard.models import Agent
 from leaderboard.services.forecasts import forecast_submit
 from tests.celery_worker import running_worker, wait_until
@@ -25,5 +27,8 @@ def test_a_real_worker_embeds_a_stored_forecast(transactional_db: Any, agent: Ag
         forecast_submit(
             agent=agent, question_id=live_question("binary").pk, prediction=VALID_PREDICTIONS["binary"], graph=graph
         )
-        assert wait_until(lambda: TextEmbedding.objects.count() == 2, timeout=60)
-    assert set(TextEmbedding.objects.values_list("digest", flat=True)) == {text_digest(normalise(t)) for t in TITLES}
+        vectors = TextEmbedding.objects.filter(model=EMBEDDING_MODEL)
+        assert wait_until(lambda: vectors.count() == 2, timeout=60)
+        # The English title's parse facts too (the German one is decided without a parse).
+        assert wait_until(lambda: TextEmbedding.objects.filter(model=facts_model()).count() == 1, timeout=60)
+    assert set(vectors.values_list("digest", flat=True)) == {text_digest(normalise(t)) for t in TITLES}

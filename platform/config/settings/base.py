@@ -410,12 +410,13 @@ HINDSIGHT_DATA_LICENCE = os.environ.get("HINDSIGHT_DATA_LICENCE", "CC BY-SA 4.0"
 # requirements-semantic.txt). The semantic matcher has its own threshold (the paper's 0.55).
 HINDSIGHT_MATCHER = os.environ.get("HINDSIGHT_MATCHER", "guarded")
 HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD = env_float("HINDSIGHT_SEMANTIC_MATCHER_THRESHOLD", 0.55)
-# Embed a forecast graph's event texts (guarded matcher) on the grade queue once the forecast is
-# stored, so grading finds the vectors stored (grading/embeddings.py). Off by default without a
+# Embed and parse a forecast graph's event texts (guarded matcher) on the grade queue once the
+# forecast is stored, so grading finds the vectors and parse facts stored (grading/embeddings.py,
+# grading/text_facts.py). Off by default without a
 # broker: tasks would run inside the submitting request, and grading embeds what is missing anyway.
 HINDSIGHT_EMBED_ON_SUBMIT = env_bool("HINDSIGHT_EMBED_ON_SUBMIT", bool(REDIS_URL))
-# Embed a hindsight graph's event texts (guarded matcher) as the graph is stored, by the worker that
-# built it, so grading finds the vectors stored.
+# Embed and parse a hindsight graph's event texts (guarded matcher) as the graph is stored, by the
+# worker that built it, so grading finds the vectors and parse facts stored.
 HINDSIGHT_EMBED_ON_BUILD = env_bool("HINDSIGHT_EMBED_ON_BUILD", True)
 # Lexical LRAE judge (used when no LLM is configured): token F1 needed to match a gold item.
 HINDSIGHT_LEXICAL_JUDGE_THRESHOLD = env_float("HINDSIGHT_LEXICAL_JUDGE_THRESHOLD", 0.5)

@@ -11,6 +11,7 @@ MODULES = [
     "event_features",
     "evidence",
     "guarded",
+    "guarded_texts",
     "learned_decision",
     "matchers",
     "multilingual",
