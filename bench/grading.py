@@ -351,9 +351,8 @@ def new_process() -> None:
         for name, value in vars(module).items():
             if isinstance(value, functools._lru_cache_wrapper) and name != "load_parser":
                 value.cache_clear()
-    # The parse of each text and the learned decision on each pair are kept in plain dictionaries.
+    # The parse of each text is kept in a plain dictionary.
     event_features._cache.clear()
-    guarded._pair_cache.clear()
 
 
 def numpy_floor(question_ids: list[int]) -> tuple[float, int]:

@@ -22,7 +22,7 @@ Learned decision (:mod:`grading.scoring.learned_decision`)
     Gradient-boosted trees over the pair's features (:mod:`grading.scoring.event_features`: the
     similarities, and agreement of verb, negation, agent, patient and numbers in a parse) give the
     probability that both sentences report one event; a pair below the model's threshold is refused
-    with the first disagreement its features show (:func:`grading.scoring.pair_verdicts.refusal_reason`,
+    with the first disagreement its features show (:func:`grading.scoring.pair_verdicts.refusal_reasons`,
     else ``different event``). The hand-written guards of version 1.0 that beat the trees on the
     development pairs (:data:`KEPT_GUARDS`, chosen by ``bench/train_event_matcher.py``) then read the
     two titles and refuse what they catch: a description adds detail, not another claim. A forecast
@@ -53,7 +53,8 @@ from typing import Final
 
 import numpy as np
 
-from grading.scoring.event_features import FactsStore, TextFacts, pair_features, text_facts_many
+from grading.scoring.batch_features import ReferenceFacts, distinct_rows, pair_feature_matrix, round_like_python
+from grading.scoring.event_features import FactsStore, TextFacts, text_facts_many
 from grading.scoring.learned_decision import learned_decision
 from grading.scoring.matching import (
     SCORE_TOLERANCE,
@@ -66,16 +67,18 @@ from grading.scoring.matching import (
 )
 from grading.scoring.multilingual import EmbeddingCache, FloatArray, embed
 from grading.scoring.pair_verdicts import (
+    NO_CANDIDATE,
+    UNLESS_GUARDED,
     embeddable,
+    learned_verdicts,
     pair_verdict,
     plain_words,
     reads_as_english,
-    refusal_reason,
     same_words,
 )
-from grading.scoring.polarity import shape
+from grading.scoring.polarity import VERDICTS, shape
 from grading.scoring.reasoning import ReferenceIndex, _event_text
-from grading.scoring.text import duplicate_token_sets, near_duplicate, token_set
+from grading.scoring.text import duplicate_token_sets, token_set
 
 __all__ = [
     "COSINE_FLOOR",
@@ -103,7 +106,6 @@ KEPT_GUARDS: Final = frozenset({"different quantity", "negated", "opposite direc
 # both); the others never match.
 LEXICAL_FLOOR: Final = 0.2
 COSINE_FLOOR: Final = 0.8
-_PAIR_CACHE_SIZE: Final = 200_000
 # Cosine of the multilingual-e5-small embeddings at which a pair the words miss still matches under
 # the rules; chosen on the odd-numbered pairs of the event-pair benchmark (best F1 there, tied with
 # 0.84; other events of the same story reach 0.8 to 0.92, so a lower threshold takes them for
@@ -113,6 +115,8 @@ SEMANTIC_THRESHOLD: Final = 0.87
 # event is said there, and a 10,000-character description would cost the model fifty times as much.
 EMBEDDED_CHARS: Final = 300
 _UNDATED: Final = 10**9
+_MATCHED: Final = VERDICTS.index("matched")
+_TOO_VAGUE: Final = VERDICTS.index("too vague")
 
 
 def guarded_matcher_settings(
@@ -142,11 +146,6 @@ def _columns(texts: Sequence[str]) -> dict[str, list[int]]:
     return columns
 
 
-# (decision, forecast text and title, reference text and title, BM25-RS, token F1, cosine)
-# -> (probability, verdict).
-_pair_cache: dict[tuple[str, str, str, str, str, float, float, float], tuple[float, str]] = {}
-
-
 class GuardedReferenceIndex(ReferenceIndex):
     """One question's hindsight events under the ``guarded`` matcher; ``embeddings`` is the cache
     the vectors come through (by default the process-wide one, without a store) and ``facts`` the
@@ -173,9 +172,10 @@ class GuardedReferenceIndex(ReferenceIndex):
         self._same_text, self._same_title = _columns(self._texts), _columns(self._titles)
         self._ref_vectors: FloatArray | None = None
         self._embeddings = embeddings
+        self._facts = facts
         self._decision = decision
-        self._facts_store = facts
-        self._ref_facts: list[TextFacts] | None = None
+        self._ref_facts: ReferenceFacts | None = None
+        self._described = np.array([not same_words(t, title) for t, title in zip(self._texts, self._titles, strict=True)], dtype=bool)  # fmt: skip
 
     def _reference_vectors(self) -> FloatArray:
         if self._ref_vectors is None:
@@ -220,12 +220,13 @@ class GuardedReferenceIndex(ReferenceIndex):
 
     def learned_rows(
         self, forecasts: Sequence[Sequence[Event]]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[str]]]:
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(probability, BM25-RS, token F1, verdicts) of every forecast event row against every
         reference event under the learned decision: the probability is -1 where the pair is no
         candidate (outside the date window, below both similarity floors, or a one-word event), and
-        the verdicts hold, per row and reference column, "matched" or the refusal reason ("" where
-        no candidate)."""
+        the verdicts hold, per row and reference column, the number of the verdict in ``VERDICTS``,
+        ``UNLESS_GUARDED`` (accepted unless a kept guard refuses the titles: read when the
+        assignment reaches the pair) or ``NO_CANDIDATE``."""
         s = self.settings
         hybrid, rs, tok = self._similarity_rows(forecasts)
         flat = [e for events in forecasts for e in events]
@@ -233,14 +234,13 @@ class GuardedReferenceIndex(ReferenceIndex):
         titles = [e.title for e in flat]
         in_window = np.abs(self._day_diff(flat)) <= s.date_window_days
         probability = np.full(hybrid.shape, -1.0)
-        reasons: list[list[str]] = [[""] * len(self.events) for _ in texts]
+        codes = np.full(hybrid.shape, NO_CANDIDATE, dtype=np.int8)
         # The same words always match, whatever the trees would say.
         same = np.zeros(hybrid.shape, dtype=bool)
         for a, (text, title) in enumerate(zip(texts, titles, strict=True)):
             for r in (*self._same_text.get(plain_words(text), ()), *self._same_title.get(plain_words(title), ())):
                 same[a, r] = in_window[a, r]
-        for a, r in zip(*np.nonzero(same), strict=True):
-            probability[a, r], reasons[a][r] = 1.0, "matched"
+        probability[same], codes[same] = 1.0, _MATCHED
         vague = np.array([shape(t)[0] <= 1 for t in texts], dtype=bool)
         window = in_window & ~vague[:, None] & ~same
         cosine = np.zeros_like(hybrid)
@@ -256,69 +256,75 @@ class GuardedReferenceIndex(ReferenceIndex):
             similar = np.maximum(hybrid, self._lifted(cosine))
             for a, r in zip(*np.nonzero(window & other[:, None] & (similar >= s.threshold - SCORE_TOLERANCE)), strict=True):  # fmt: skip
                 probability[a, r] = similar[a, r]
-                reasons[a][r] = pair_verdict(texts[a], self._texts[r], forecast_title=titles[a], reference_title=self._titles[r])  # fmt: skip
+                verdict = pair_verdict(texts[a], self._texts[r], forecast_title=titles[a], reference_title=self._titles[r])  # fmt: skip
+                codes[a, r] = VERDICTS.index(verdict)
             candidate &= ~other[:, None]
         fi, ri = np.nonzero(candidate)
         if fi.size:
-            self._decide(fi.tolist(), ri.tolist(), texts, titles, rs, tok, cosine, probability, reasons)
-        for a in np.flatnonzero(vague).tolist():  # a one-word event is refused where the words would match
-            for r in np.flatnonzero(in_window[a] & ~same[a] & (hybrid[a] >= s.threshold - SCORE_TOLERANCE)).tolist():
-                probability[a, r], reasons[a][r] = 0.0, "too vague"
-        return probability, rs, tok, reasons
+            self._decide(fi, ri, texts, titles, rs, tok, cosine, probability, codes)
+        # A one-word event is refused where the words would match.
+        too_vague = vague[:, None] & in_window & ~same & (hybrid >= s.threshold - SCORE_TOLERANCE)
+        probability[too_vague], codes[too_vague] = 0.0, _TOO_VAGUE
+        return probability, rs, tok, codes
+
+    def _both_facts(self, texts: Sequence[str]) -> tuple[list[TextFacts], ReferenceFacts]:
+        """The facts of the forecast ``texts`` (in order) and of the hindsight events, read together
+        the first time (one read of the store for both)."""
+        if self._ref_facts is None:
+            both = text_facts_many([*texts, *self._texts], self._facts)
+            self._ref_facts = ReferenceFacts(both[len(texts) :])
+            return both[: len(texts)], self._ref_facts
+        return text_facts_many(texts, self._facts), self._ref_facts
 
     def _decide(
         self,
-        fi: list[int],
-        ri: list[int],
+        fi: np.ndarray,
+        ri: np.ndarray,
         texts: Sequence[str],
         titles: Sequence[str],
         rs: np.ndarray,
         tok: np.ndarray,
         cosine: np.ndarray,
         probability: np.ndarray,
-        reasons: list[list[str]],
+        codes: np.ndarray,
     ) -> None:
-        """The learned decision (and the kept guards) on the candidate pairs (``fi``, ``ri``), each
-        distinct pair computed once per process."""
+        """The learned decision on the candidate pairs (``fi``, ``ri``), all at once: their features
+        (:mod:`grading.scoring.batch_features`), the trees, and the titles' rules where the titles
+        say the same claim; the kept guards are left to the assignment (``UNLESS_GUARDED``)."""
         decision = learned_decision()
-        keys = [(self._decision, texts[a], titles[a], self._texts[r], self._titles[r], round(float(rs[a, r]), 9),
-                 round(float(tok[a, r]), 9), round(float(cosine[a, r]), 6)) for a, r in zip(fi, ri, strict=True)]  # fmt: skip
-        todo = [k for k, key in enumerate(keys) if key not in _pair_cache]
-        if todo:
-            if self._ref_facts is None:
-                self._ref_facts = text_facts_many(self._texts, self._facts_store)
-            f_texts = [keys[k][1] for k in todo]
-            facts = dict(zip(f_texts, text_facts_many(f_texts, self._facts_store), strict=True))
-            x = [pair_features(facts[keys[k][1]], self._ref_facts[ri[k]], cosine=keys[k][7], bm25_rs=keys[k][5],
-                               token_f1=keys[k][6], lexicon=decision.lexicon) for k in todo]  # fmt: skip
-            for k, p, row in zip(todo, decision.probability(x).tolist(), x, strict=True):
-                _, f_text, f_title, r_text, r_title = keys[k][:5]
-                described = not (same_words(f_text, f_title) and same_words(r_text, r_title))
-                if described and near_duplicate(f_title, r_title):
-                    # Titles that say the same claim: the rules read them alone, so a description
-                    # that adds a sentence never turns the same claim into a refusal.
-                    verdict = pair_verdict(f_title, r_title)
-                    p = max(p, decision.threshold) if verdict == "matched" else p
-                else:
-                    verdict = "matched" if p >= decision.threshold else refusal_reason(row)
-                    if verdict == "matched" and self._decision == "learned":
-                        # The guards read the titles: a description adds detail, not another claim.
-                        guard = pair_verdict(f_title, r_title)
-                        verdict = guard if guard in KEPT_GUARDS else verdict
-                _pair_cache[keys[k]] = (p, verdict)
-            while len(_pair_cache) > _PAIR_CACHE_SIZE:
-                _pair_cache.pop(next(iter(_pair_cache)))
-        for key, a, r in zip(keys, fi, ri, strict=True):
-            probability[a, r], reasons[a][r] = _pair_cache[key]
+        distinct, text_of_pair = distinct_rows(texts, fi)
+        # The similarities as the model was trained on them (rounded as Python rounds).
+        x = pair_feature_matrix(
+            *self._both_facts(distinct),
+            text_of_pair,
+            ri,
+            cosine=round_like_python(cosine[fi, ri], 6),
+            bm25_rs=round_like_python(rs[fi, ri], 9),
+            token_f1=round_like_python(tok[fi, ri], 9),
+            lexicon=decision.lexicon,
+        )
+        described = np.array([not same_words(texts[a], titles[a]) for a in range(len(texts))], dtype=bool)[fi]
+        p, verdicts = learned_verdicts(
+            decision.probability(x),
+            x,
+            decision.threshold,
+            pairs=(fi, ri),
+            forecast_titles=titles,
+            reference_titles=self._titles,
+            described=described | self._described[ri],
+            guarded=self._decision == "learned",
+        )
+        probability[fi, ri] = p
+        codes[fi, ri] = verdicts
 
     def score_many(self, forecasts: Sequence[Sequence[Event]]) -> list[ReasoningScore]:
         n = len(self.events)
         key_ids = tuple(e.id for e in self.key_events)
         if not n or not any(forecasts):
             return [self._result(len(events), n, [], key_ids) for events in forecasts]
-        reasons: list[list[str]] | None = None
+        codes: np.ndarray | None = None
         if self._decision != "rules":
-            score, rs, tok, reasons = self.learned_rows(forecasts)
+            score, rs, tok, codes = self.learned_rows(forecasts)
             candidate = score >= 0.0
         else:
             score, rs, tok = self.similarity_rows(forecasts)
@@ -327,10 +333,23 @@ class GuardedReferenceIndex(ReferenceIndex):
         start = 0
         for events in forecasts:
             part = slice(start, start + len(events))
-            table = reasons[part] if reasons is not None else None
+            table = codes[part] if codes is not None else None
             results.append(self._assign(events, score[part], rs[part], tok[part], candidate[part], table, key_ids))
             start += len(events)
         return results
+
+    def _verdict(self, events: Sequence[Event], texts: Sequence[str], a: int, r: int, codes: np.ndarray | None) -> str:
+        """The verdict on the pair (forecast event ``a``, hindsight event ``r``): the learned
+        decision's (``codes``; the kept guards read the titles of a pair it accepts) or, without
+        it, the rules'."""
+        if codes is None:
+            return pair_verdict(texts[a], self._texts[r], forecast_title=events[a].title, reference_title=self._titles[r])  # fmt: skip
+        code = int(codes[a, r])
+        if code != UNLESS_GUARDED:
+            return VERDICTS[code]
+        # The guards read the titles: a description adds detail, not another claim.
+        guard = pair_verdict(events[a].title, self._titles[r])
+        return guard if guard in KEPT_GUARDS else "matched"
 
     def _assign(
         self,
@@ -339,11 +358,11 @@ class GuardedReferenceIndex(ReferenceIndex):
         rs: np.ndarray,
         tok: np.ndarray,
         candidate: np.ndarray,
-        reasons: Sequence[Sequence[str]] | None,
+        codes: np.ndarray | None,
         key_ids: tuple[str, ...],
     ) -> ReasoningScore:
         """Greedy one-to-one by descending score over the candidate pairs, each pair's verdict read
-        from ``reasons`` (the learned decision's) or, without it, from the rules; a refused pair
+        from ``codes`` (the learned decision's) or, without it, from the rules; a refused pair
         keeps its reason, a forecast event that repeats one already matched is a ``duplicate``."""
         s = self.settings
         f, n = len(events), len(self.events)
@@ -361,13 +380,7 @@ class GuardedReferenceIndex(ReferenceIndex):
                 a, r = int(fi[k]), int(ri[k])
                 if a in used_f or r in used_r:
                     continue
-                verdict = (
-                    reasons[a][r]
-                    if reasons is not None
-                    else pair_verdict(
-                        texts[a], self._texts[r], forecast_title=events[a].title, reference_title=self._titles[r]
-                    )
-                )
+                verdict = self._verdict(events, texts, a, r, codes)
                 if verdict == "matched" and any(duplicate_token_sets(words[a], words[b]) for b in used_f):
                     verdict = "duplicate"
                 value = float(score[a, r])

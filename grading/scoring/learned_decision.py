@@ -39,17 +39,31 @@ class LearnedDecision:
         self.init: float = float(model["init"])
         self.learning_rate: float = float(model["learning_rate"])
         trees = model["trees"]
-        width = max(len(t["feature"]) for t in trees)
-
-        def stack(key: str, fill: float, dtype: Any) -> npt.NDArray[Any]:
-            return np.array([t[key] + [fill] * (width - len(t[key])) for t in trees], dtype=dtype)
-
-        self._feature = stack("feature", 0, np.int64)
-        self._threshold = stack("threshold", 0.0, np.float64)
-        self._left = stack("left", -1, np.int64)
-        self._right = stack("right", -1, np.int64)
-        self._value = stack("value", 0.0, np.float64)
-        self._depth = int(model["max_depth"])
+        depth = int(model["max_depth"])
+        # Every tree as a complete binary tree of ``depth`` levels in level order (node i's children
+        # are 2i + 1 and 2i + 2): a leaf above the last level hands its value to every slot below
+        # it, so that each level is one comparison per tree, whatever path a row took.
+        width = 2**depth - 1
+        self._feature = np.zeros((len(trees), max(width, 1)), dtype=np.intp)
+        threshold = np.full((len(trees), max(width, 1)), np.inf)
+        self._leaf_value = np.zeros((len(trees), 2**depth), dtype=np.float64)
+        for t, tree in enumerate(trees):
+            stack = [(0, 0, 0)]  # (node of the file, slot in the complete tree, level)
+            while stack:
+                node, slot, level = stack.pop()
+                if tree["left"][node] < 0 or level == depth:
+                    first = (slot + 1) * 2 ** (depth - level) - 1 - width  # its leftmost leaf slot
+                    self._leaf_value[t, first : first + 2 ** (depth - level)] = tree["value"][node]
+                    continue
+                self._feature[t, slot], threshold[t, slot] = tree["feature"][node], tree["threshold"][node]
+                stack += [(tree["left"][node], 2 * slot + 1, level + 1), (tree["right"][node], 2 * slot + 2, level + 1)]
+        # The features are compared in single precision (as scikit-learn does); a float32 x is at
+        # most a threshold t exactly when it is at most the largest float32 not above t.
+        single = threshold.astype(np.float32)
+        above = single.astype(np.float64) > threshold
+        single[above] = np.nextafter(single[above], np.float32(-np.inf))
+        self._threshold = single
+        self._depth = depth
         self.trees, self.depth = len(trees), self._depth
         self.lexicon = self.lexicon_of(model)
         self.training: dict[str, Any] = model.get("training", {})
@@ -64,20 +78,23 @@ class LearnedDecision:
 
     def margin(self, features: Sequence[Sequence[float]] | npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The log-odds of "the same event" for each row of ``features``."""
-        # As scikit-learn does: features compared in single precision with the thresholds.
-        x = np.asarray(features, dtype=np.float32).astype(np.float64).reshape(-1, len(FEATURE_NAMES))
+        x = np.asarray(features, dtype=np.float32).reshape(-1, len(FEATURE_NAMES))
         n, trees = x.shape[0], self._feature.shape[0]
         if n == 0:
             return np.zeros(0)
-        node = np.zeros((trees, n), dtype=np.int64)
-        tree = np.arange(trees)[:, None]
-        for _ in range(self._depth):
-            left = self._left[tree, node]
-            leaf = left < 0
-            feature = self._feature[tree, node]
-            go_left = x[np.arange(n)[None, :], feature] <= self._threshold[tree, node]
-            node = np.where(leaf, node, np.where(go_left, left, self._right[tree, node]))
-        return np.asarray(self.init + self.learning_rate * self._value[tree, node].sum(axis=0), dtype=np.float64)
+        columns = np.ascontiguousarray(x.T)  # (features, rows): a tree's test reads one whole row
+        slot = np.zeros((trees, n), dtype=np.intp)  # each row's node within the current level
+        for level in range(self._depth):
+            first = 2**level - 1
+            # Every node of the level tested on every row, then each row keeps its own node's answer.
+            tests = np.stack(
+                [columns[self._feature[:, i]] <= self._threshold[:, i, None] for i in range(first, 2 * first + 1)]
+            )
+            right = ~(tests[0] if level == 0 else np.take_along_axis(tests, slot[None], axis=0)[0])
+            slot = 2 * slot + right
+        # Summed over the trees in the order of the file (one row of leaves per tree).
+        leaves = self._leaf_value[np.arange(trees)[:, None], slot]
+        return np.asarray(self.init + self.learning_rate * leaves.sum(axis=0), dtype=np.float64)
 
     def probability(self, features: Sequence[Sequence[float]] | npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         return np.asarray(1.0 / (1.0 + np.exp(-self.margin(features))), dtype=np.float64)

@@ -10,9 +10,10 @@ Rules (:func:`pair_verdict`, version 1.0's guards, :mod:`grading.scoring.polarit
     :func:`grading.scoring.polarity.verdict` names the first disagreement (``negated``, ``opposite
     direction``, ``swapped roles``, ``different quantity``, ``other actor``, ``stuffed``).
 
-Reasons of the learned decision (:func:`refusal_reason`)
+Reasons of the learned decision (:func:`refusal_reasons`, :func:`learned_verdicts`)
     A pair the trees refuse is shown with the first structural disagreement its features record,
-    else ``different event``.
+    else ``different event``. Where the titles say the same claim (near-duplicates, a description on
+    either side), the rules read the titles alone, for all candidate pairs of a question at once.
 
 Every function is cached per text or per pair: a matcher reads each text against many.
 """
@@ -21,13 +22,33 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import Final
 
+import numpy as np
+import numpy.typing as npt
+
+from grading.scoring.batch_features import intersection_sizes, sizes
 from grading.scoring.event_features import FEATURE_NAMES
-from grading.scoring.polarity import claims, shape, verdict
-from grading.scoring.text import near_duplicate
+from grading.scoring.polarity import VERDICTS, claims, shape, verdict
+from grading.scoring.text import duplicate_sizes, near_duplicate, token_set
 from ingestion.text import STOPWORDS, tokenize
 
-__all__ = ["embeddable", "pair_verdict", "plain_words", "reads_as_english", "refusal_reason", "same_words"]
+__all__ = [
+    "NO_CANDIDATE",
+    "UNLESS_GUARDED",
+    "embeddable",
+    "learned_verdicts",
+    "pair_verdict",
+    "plain_words",
+    "reads_as_english",
+    "refusal_reasons",
+    "same_words",
+]
+
+# A pair's verdict as a number: its place in VERDICTS, or one of these.
+NO_CANDIDATE: Final = -1
+# Accepted by the trees, unless a kept guard refuses the titles (read when the assignment reaches the pair).
+UNLESS_GUARDED: Final = -2
 
 
 def pair_verdict(
@@ -82,22 +103,61 @@ def reads_as_english(text: str) -> bool:
 
 
 _F = {name: i for i, name in enumerate(FEATURE_NAMES)}
+# The refusals of the learned decision, in the order they are read, as numbers of VERDICTS.
+_REFUSALS: Final = tuple(
+    VERDICTS.index(v) for v in ("stuffed", "negated", "opposite direction", "swapped roles", "different quantity", "other actor")
+)  # fmt: skip
+_DIFFERENT_EVENT: Final = VERDICTS.index("different event")
 
 
-def refusal_reason(features: Sequence[float]) -> str:
-    """Why the learned decision refused a pair, read from its features: the first structural
-    disagreement, else ``different event``."""
-    x = features
-    if x[_F["forecast_function_share"]] < 0.12 and x[_F["length_ratio"]] > 0.5:
-        return "stuffed"
-    if x[_F["negation_differs"]]:
-        return "negated"
-    if x[_F["antonym_verbs"]]:
-        return "opposite direction"
-    if x[_F["roles_crossed"]] > max(x[_F["agent_agreement"]], x[_F["patient_agreement"]]):
-        return "swapped roles"
-    if x[_F["numbers_both"]] and not x[_F["numbers_shared"]]:
-        return "different quantity"
-    if x[_F["names_only_forecast"]] and x[_F["names_only_reference"]]:
-        return "other actor"
-    return "different event"
+def refusal_reasons(features: npt.NDArray[np.float64]) -> npt.NDArray[np.int8]:
+    """Why the learned decision refused each pair (a row of ``features``), as the number of a
+    verdict in :data:`grading.scoring.polarity.VERDICTS`: the first structural disagreement its
+    features record, else ``different event``."""
+    x = np.asarray(features, dtype=np.float64).reshape(-1, len(FEATURE_NAMES))
+
+    def column(name: str) -> npt.NDArray[np.float64]:
+        return x[:, _F[name]]
+
+    found = [
+        (column("forecast_function_share") < 0.12) & (column("length_ratio") > 0.5),
+        column("negation_differs") != 0,
+        column("antonym_verbs") != 0,
+        column("roles_crossed") > np.maximum(column("agent_agreement"), column("patient_agreement")),
+        (column("numbers_both") != 0) & (column("numbers_shared") == 0),
+        (column("names_only_forecast") != 0) & (column("names_only_reference") != 0),
+    ]
+    return np.select(found, list(_REFUSALS), _DIFFERENT_EVENT).astype(np.int8)
+
+
+def learned_verdicts(
+    probability: npt.NDArray[np.float64],
+    features: npt.NDArray[np.float64],
+    threshold: float,
+    *,
+    pairs: tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]],
+    forecast_titles: Sequence[str],
+    reference_titles: Sequence[str],
+    described: npt.NDArray[np.bool_],
+    guarded: bool,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """(probability, verdict) of each candidate pair (forecast row ``pairs[0][k]``, reference column
+    ``pairs[1][k]``) from the trees' ``probability`` and the ``features`` they read: the number of its
+    verdict in ``VERDICTS``, or :data:`UNLESS_GUARDED` where the trees accept it and ``guarded``.
+    Where a description is on either side (``described``) and the titles are near-duplicates, the
+    rules read the titles alone, and a match is raised to ``threshold``."""
+    fi, ri = pairs
+    p = probability.copy()
+    accepted = p >= threshold
+    verdicts = np.where(accepted, UNLESS_GUARDED if guarded else VERDICTS.index("matched"), NO_CANDIDATE)
+    verdicts[~accepted] = refusal_reasons(features[~accepted])
+    f_words = [token_set(title) for title in forecast_titles]
+    r_words = [token_set(title) for title in reference_titles]
+    shared = intersection_sizes(f_words, r_words, fi, ri)
+    titled = described & duplicate_sizes(shared, sizes(f_words)[fi], sizes(r_words)[ri])
+    for k in np.flatnonzero(titled).tolist():
+        said = pair_verdict(forecast_titles[fi[k]], reference_titles[ri[k]])
+        verdicts[k] = VERDICTS.index(said)
+        if said == "matched":
+            p[k] = max(p[k], threshold)
+    return p, verdicts

@@ -12,9 +12,20 @@ import functools
 from collections import Counter
 from collections.abc import Sequence
 
+import numpy as np
+import numpy.typing as npt
+
 from ingestion.text import tokenize
 
-__all__ = ["DUPLICATE_JACCARD", "duplicate_token_sets", "near_duplicate", "repeats", "token_f1", "token_set"]
+__all__ = [
+    "DUPLICATE_JACCARD",
+    "duplicate_sizes",
+    "duplicate_token_sets",
+    "near_duplicate",
+    "repeats",
+    "token_f1",
+    "token_set",
+]
 
 # Two event texts whose token sets overlap this much (Jaccard) say the same thing twice.
 DUPLICATE_JACCARD = 0.6
@@ -46,6 +57,15 @@ def duplicate_token_sets(x: frozenset[str], y: frozenset[str]) -> bool:
         return x == y
     shared = len(x & y)
     return shared >= DUPLICATE_JACCARD * (len(x) + len(y) - shared)
+
+
+def duplicate_sizes(
+    shared: npt.NDArray[np.float64], x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]
+) -> npt.NDArray[np.bool_]:
+    """:func:`duplicate_token_sets` of many pairs of sets, from their sizes ``x`` and ``y`` and the
+    size of their intersection ``shared``."""
+    empty = (x == 0) | (y == 0)
+    return np.where(empty, (x == 0) & (y == 0), shared >= DUPLICATE_JACCARD * (x + y - shared))
 
 
 def repeats(texts: Sequence[str]) -> list[bool]:

@@ -11,7 +11,7 @@ from django.db import connection
 
 from grading.embeddings import stored_embedding_cache
 from grading.models import TextEmbedding
-from grading.scoring import event_features, guarded
+from grading.scoring import event_features
 from grading.scoring.event_features import facts_counts, facts_from_bytes, facts_model, text_facts_many
 from grading.scoring.guarded_texts import parsed_texts
 from grading.scoring.matching import Event
@@ -51,11 +51,10 @@ GRAPH = {
 
 
 def new_process() -> None:
-    """Forget every vector, parse and pair decision of this process, as a new worker starts."""
+    """Forget every vector and parse of this process, as a new worker starts."""
     stored_embedding_cache.cache_clear()
     stored_facts_store.cache_clear()
     event_features._cache.clear()
-    guarded._pair_cache.clear()
 
 
 def resolved_forecast(agent: Agent) -> Forecast:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.scoring import event_features, guarded
+from grading.scoring import event_features
 from grading.scoring.event_features import (
     facts_bytes,
     facts_counts,
@@ -80,9 +80,8 @@ class BrokenStore:
 
 
 def new_process() -> None:
-    """Forget every parse and every pair decision, as a new worker process starts."""
+    """Forget every parse, as a new worker process starts."""
     event_features._cache.clear()
-    guarded._pair_cache.clear()
 
 
 def test_stored_facts_read_back_exactly_as_parsed() -> None:
