@@ -305,7 +305,7 @@ class Command(BaseCommand):
                     "",
                     self.style.SUCCESS("Hindsight is ready. A short tour:"),
                     f"  1. Home and open questions:  {base}/",
-                    f"  2. Leaderboard:              {base}/leaderboard/  (baselines ranked on outcome, SrcP, KER)",
+                    f"  2. Leaderboard:              {base}/leaderboard/  (agents ranked on outcome, SrcP, KER; baselines shown for reference)",
                     f"  3. A resolved question:      {base}/questions/  -> pick one marked (fictional); its page links",
                     "                                 to the hindsight graph with the causal pressure chart.",
                     f"     Real replay: {base}/leaderboard/?track=replay&origin=archive  (real questions on the",
