@@ -77,7 +77,7 @@ from grading.scoring.pair_verdicts import (
     same_words,
 )
 from grading.scoring.polarity import VERDICTS, shape
-from grading.scoring.reasoning import ReferenceIndex, _event_text
+from grading.scoring.reasoning import ReferenceIndex, _event_text, greedy_pairs
 from grading.scoring.text import duplicate_token_sets, token_set
 
 __all__ = [
@@ -371,29 +371,25 @@ class GuardedReferenceIndex(ReferenceIndex):
         diff = self._day_diff(events)
         fi, ri = np.nonzero(candidate & (np.abs(diff) <= s.date_window_days))
         if fi.size:
-            order = np.lexsort((fi, ri, -score[fi, ri]))
             texts = [_event_text(e, s.text_fields) for e in events]
             words = [token_set(t) for t in texts]
-            used_f: set[int] = set()
-            used_r: set[int] = set()
-            for k in order.tolist():
-                a, r = int(fi[k]), int(ri[k])
-                if a in used_f or r in used_r:
-                    continue
+            matched: list[int] = []
+
+            def accept(a: int, r: int) -> bool:
                 verdict = self._verdict(events, texts, a, r, codes)
-                if verdict == "matched" and any(duplicate_token_sets(words[a], words[b]) for b in used_f):
+                if verdict == "matched" and any(duplicate_token_sets(words[a], words[b]) for b in matched):
                     verdict = "duplicate"
-                value = float(score[a, r])
-                verdicts.append((events[a].id, self.events[r].id, value, verdict))
-                if verdict != "matched":
-                    continue
-                used_f.add(a)
-                used_r.add(r)
+                verdicts.append((events[a].id, self.events[r].id, float(score[a, r]), verdict))
+                if verdict == "matched":
+                    matched.append(a)
+                return verdict == "matched"
+
+            for a, r in greedy_pairs(score, fi, ri, accept):
                 matches.append(
                     EventMatch(
                         forecast_id=events[a].id,
                         reference_id=self.events[r].id,
-                        score=value,
+                        score=float(score[a, r]),
                         bm25_rs=float(rs[a, r]),
                         token_f1=float(tok[a, r]),
                         day_diff=int(diff[a, r]),

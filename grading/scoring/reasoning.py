@@ -41,7 +41,7 @@ does those for many forecasts at once (with results identical to one at a time).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
 from typing import Final
 
@@ -301,6 +301,29 @@ def score_reasoning(
     return index.score(forecast_events)
 
 
+def greedy_pairs(
+    score: FloatArray,
+    fi: npt.NDArray[np.intp],
+    ri: npt.NDArray[np.intp],
+    accept: Callable[[int, int], bool] | None = None,
+) -> list[tuple[int, int]]:
+    """The one-to-one assignment over the candidate pairs ``(fi[k], ri[k])``: best ``score`` first
+    (ties: reference row, then forecast row), each row taken at most once; a pair that ``accept``
+    refuses leaves both its rows free for another pair. In the order taken."""
+    order = np.lexsort((fi, ri, -score[fi, ri]))
+    used_f: set[int] = set()
+    used_r: set[int] = set()
+    taken: list[tuple[int, int]] = []
+    for k in order.tolist():
+        a, r = int(fi[k]), int(ri[k])
+        if a in used_f or r in used_r or (accept is not None and not accept(a, r)):
+            continue
+        used_f.add(a)
+        used_r.add(r)
+        taken.append((a, r))
+    return taken
+
+
 def score_with_similarity(
     index: ReferenceIndex,
     forecast_events: Sequence[Event],
@@ -337,15 +360,7 @@ def score_with_similarity(
         diff = f_dates[:, None] - r_dates[None, :]
         ok = (sim >= settings.threshold - SCORE_TOLERANCE) & (np.abs(diff) <= settings.date_window_days)
         fi, ri = np.nonzero(ok)
-        order = np.lexsort((fi, ri, -sim[fi, ri]))
-        used_f: set[int] = set()
-        used_r: set[int] = set()
-        for k in order.tolist():
-            a, r = int(fi[k]), int(ri[k])
-            if a in used_f or r in used_r:
-                continue
-            used_f.add(a)
-            used_r.add(r)
+        for a, r in greedy_pairs(sim, fi, ri):
             matches.append(
                 EventMatch(
                     forecast_id=forecast_events[a].id,
