@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import Any
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
@@ -189,7 +190,7 @@ def review_add_item(request: HttpRequest, question_id: int) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, "Not added: " + " ".join(m for ms in exc.message_dict.values() for m in ms))
         find = form.cleaned_data.get("find") or ""
-        return HttpResponseRedirect(back + (f"?find={find}" if find else ""))
+        return HttpResponseRedirect(back + (f"?{urlencode({'find': find})}" if find else ""))
     messages.success(request, f"Added: {event.title}")
     return HttpResponseRedirect(back + f"#event-{event.pk}")
 

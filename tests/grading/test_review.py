@@ -261,9 +261,20 @@ def test_staff_add_an_item_the_builder_missed_and_later_builds_start_from_it(gra
     # Adding it twice is refused and changes nothing.
     client.post(f"/hindsight/review/{question.pk}/add/", {"article": missed.pk, "direction": "Positive"})
     assert graph.events.filter(sources=missed).count() == 1
-    # The next build of the question starts from the added item.
+    # An item the builder leaves out on its own (it names none of the question's names) ...
+    quiet = ArticleFactory(
+        url="https://herald.example.org/missed/2",
+        title="Harbour pilots end their strike after a port deal",
+        summary="The pilots went back to work.",
+        published_at=T0 + timedelta(days=34),
+    )
+    unpinned = hindsight_build(question_id=question.pk, builder="offline")
+    assert unpinned is not None and not unpinned.events.filter(sources=quiet).exists()
+    # ... is in every later build once staff added it.
+    hindsight_event_add(graph=unpinned, article=quiet, reviewer=staff, direction="Negative")
     rebuilt = hindsight_build(question_id=question.pk, builder="offline")
-    assert rebuilt is not None and rebuilt.events.filter(sources=missed).exists()
+    assert rebuilt is not None and rebuilt.version > unpinned.version
+    assert rebuilt.events.filter(sources=quiet).exists()
 
 
 def test_only_reviewers_add_items_and_never_after_the_resolution(graph: HindsightGraph, annotator: Any) -> None:
