@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grading.builders.itemgraph import ItemGraph, link_items
+from grading.builders.itemgraph import ItemGraph
 from grading.builders.relevance import Doc, SubjectTerms, idf_of, matched_stems, present
 from grading.builders.spread import Scores, personalized_pagerank
 
@@ -357,21 +357,3 @@ def spread_story(graph: ItemGraph, seeds: Seeds) -> list[Doc]:
             break
         restart = {**dict.fromkeys(reached, REACHED_WEIGHT), **restart}
     return story
-
-
-def select_story(
-    docs: Sequence[Doc],
-    subject: SubjectTerms,
-    *,
-    pinned: Collection[int] = (),
-) -> tuple[list[Doc], Seeds]:
-    """Seeds, item graph, spread and choice in one call: the story's items and the seeds."""
-    seeds = seed_items(docs, subject, pinned=pinned)
-    if not seeds.shares:
-        return [], seeds
-    return spread_story(link_items(docs), seeds), seeds
-
-
-def select_relevant(docs: Sequence[Doc], subject: SubjectTerms) -> list[Doc]:
-    """The story's items of ``docs``, each with its ``relevance`` set, in input order."""
-    return select_story(docs, subject)[0]

@@ -15,10 +15,11 @@ from django.core.management import call_command
 
 from grading.builders import window
 from grading.builders.direction import Target
+from grading.builders.itemgraph import link_items
 from grading.builders.linking import cue_stems
 from grading.builders.offline import first_sentence, strip_tags
 from grading.builders.relevance import Doc, SubjectTerms
-from grading.builders.story import select_relevant
+from grading.builders.story import seed_items, spread_story
 from grading.models import HindsightGraph
 from grading.quality import Thresholds, fit_to_archive
 from grading.services import hindsight_build
@@ -80,7 +81,7 @@ def test_another_companys_chapter_11_filing_is_not_about_the_bankruptcy_in_quest
         criteria="Resolves YES if Kaiser Steel Corp's reorganization under Chapter 11 is confirmed in 1987.",
         background="Kaiser Steel Corp filed for bankruptcy reorganization in February 1987.",
     )
-    kept = {d.title for d in select_relevant(docs, subject)}
+    kept = {d.title for d in spread_story(link_items(docs), seed_items(docs, subject))}
     assert "U.S. ACTS TO PROTECT KAISER STEEL RETIREES" in kept
     assert "OLIVER'S STORES <OLVR> FILES CHAPTER 11" not in kept  # shares only "Chapter 11" and "bankruptcy"
     assert not any("CANADA" in title for title in kept)
